@@ -1,0 +1,133 @@
+"""One settings object for the whole application.
+
+Values come, in order of precedence, from: explicit keyword arguments, ``NL2SQL_*`` environment variables
+(nested fields use ``__``, e.g. ``NL2SQL_GENERATOR__MODEL``), an optional TOML file (``NL2SQL_CONFIG`` or
+``./nl2sql.toml``), then the defaults below. Nodes and tools receive a :class:`Settings` instance; they never
+read the environment themselves.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, SecretStr
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+"""Repository root (the folder holding ``pyproject.toml``)."""
+
+DATA_DIR = PROJECT_ROOT / "data"
+DEMO_DB_PATH = DATA_DIR / "markets" / "markets.sqlite"
+STATE_DIR = PROJECT_ROOT / ".nl2sql"
+"""Per-checkout state: Chroma indexes, checkpoints, traces, feedback (git-ignored)."""
+
+LOCAL_HOST = "127.0.0.1"
+LOCAL_PORT = 8765
+LOCAL_BASE_URL = f"http://{LOCAL_HOST}:{LOCAL_PORT}/v1"
+LOCAL_MODEL_NAME = "qwen2.5-coder-1.5b-instruct"
+
+Role = Literal["planner", "generator", "judge", "organizer", "filter"]
+ROLES: tuple[Role, ...] = ("planner", "generator", "judge", "organizer", "filter")
+
+
+class LLMSettings(BaseModel):
+    """Connection and sampling settings of one LLM role (an OpenAI-compatible chat endpoint)."""
+
+    model: str = Field(LOCAL_MODEL_NAME, description="Model name sent to the endpoint.")
+    base_url: str = Field(LOCAL_BASE_URL, description="OpenAI-compatible base URL, ending in /v1.")
+    api_key: SecretStr = Field(SecretStr("sk-local"), description="API key; never logged or displayed.")
+    temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature.")
+    max_tokens: int = Field(512, ge=1, description="Cap on completion tokens per call.")
+    timeout_s: float = Field(180.0, gt=0, description="Per-request timeout in seconds.")
+    max_retries: int = Field(1, ge=0, description="Retries on malformed structured output or transport errors.")
+
+    @property
+    def is_local_default(self) -> bool:
+        """True when this role points at the embedded local server (which may be auto-started)."""
+        return self.base_url.rstrip("/") == LOCAL_BASE_URL
+
+
+class LocalLLMSettings(BaseModel):
+    """The embedded llama.cpp server (xllamacpp) that serves the default local model."""
+
+    model_path: Path = Field(
+        Path.home() / ".cache" / "nl2sql" / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        description="Where the assembled GGUF file lives.",
+    )
+    host: str = Field(LOCAL_HOST, description="Bind address; loopback only.")
+    port: int = Field(LOCAL_PORT, description="TCP port of the OpenAI-compatible server.")
+    n_parallel: int = Field(4, ge=2, description="Parallel decoding slots.")
+    ctx_size: int = Field(16384, ge=2048, description="Total context tokens, shared by the slots.")
+    n_threads: int = Field(2, ge=1, description="CPU threads for decoding.")
+    auto_start: bool = Field(True, description="Start the server when a role uses the local default endpoint.")
+    startup_timeout_s: float = Field(180.0, gt=0, description="How long to wait for the health check.")
+
+
+class RetrievalSettings(BaseModel):
+    """Vector store and retrieval knobs."""
+
+    chroma_path: Path = Field(STATE_DIR / "chroma", description="Persistent Chroma directory.")
+    embedding_model_dir: Path | None = Field(
+        None, description="Folder with the MiniLM ONNX model and tokenizer files; default: chromadb's cache."
+    )
+    top_k_tables: int = Field(8, ge=1, description="Tables kept by schema retrieval.")
+    top_k_examples: int = Field(3, ge=0, description="Few-shot examples retrieved per question.")
+    sample_rows: int = Field(3, ge=0, description="Sample rows per table shown in schema chunks.")
+    use_examples: bool = Field(True, description="Retrieve few-shot examples for SQL generation.")
+
+
+class Settings(BaseSettings):
+    """Application settings; see the README's configuration reference."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="NL2SQL_",
+        env_nested_delimiter="__",
+        extra="ignore",
+        toml_file=os.environ.get("NL2SQL_CONFIG", "nl2sql.toml"),
+    )
+
+    database_url: str = Field(
+        f"sqlite:///{DEMO_DB_PATH}", description="SQLAlchemy URL of the database to question."
+    )
+    planner: LLMSettings = Field(default_factory=lambda: LLMSettings(max_tokens=300))
+    generator: LLMSettings = Field(default_factory=lambda: LLMSettings(max_tokens=400))
+    judge: LLMSettings = Field(default_factory=lambda: LLMSettings(max_tokens=200))
+    organizer: LLMSettings = Field(default_factory=lambda: LLMSettings(max_tokens=200))
+    filter: LLMSettings = Field(default_factory=lambda: LLMSettings(max_tokens=100))
+    local_llm: LocalLLMSettings = Field(default_factory=LocalLLMSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    row_cap: int = Field(1000, ge=1, description="Maximum rows returned by one query.")
+    query_timeout_s: float = Field(15.0, gt=0, description="Statement timeout in seconds.")
+    state_dir: Path = Field(STATE_DIR, description="Checkpoints, traces and feedback live here.")
+    langsmith_project: str | None = Field(None, description="LangSmith project when tracing is on.")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Precedence: init kwargs > environment > TOML file > defaults."""
+        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls))
+
+    def llm(self, role: Role) -> LLMSettings:
+        """Return the LLM settings of ``role`` (one of :data:`ROLES`)."""
+        return getattr(self, role)
+
+    def with_database(self, url: str | None) -> Settings:
+        """Copy of these settings pointing at ``url`` (unchanged when ``url`` is None)."""
+        return self if not url else self.model_copy(update={"database_url": url})
+
+    def uses_local_llm(self) -> bool:
+        """True when any role points at the embedded local server."""
+        return any(self.llm(r).is_local_default for r in ROLES)
