@@ -46,7 +46,9 @@ class LLMSettings(BaseModel):
     temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature.")
     max_tokens: int = Field(512, ge=1, description="Cap on completion tokens per call.")
     timeout_s: float = Field(180.0, gt=0, description="Per-request timeout in seconds.")
-    max_retries: int = Field(1, ge=0, description="Retries on malformed structured output or transport errors.")
+    max_retries: int = Field(
+        1, ge=0, description="Retries on malformed structured output or transport errors."
+    )
 
     @property
     def is_local_default(self) -> bool:
@@ -66,7 +68,9 @@ class LocalLLMSettings(BaseModel):
     n_parallel: int = Field(4, ge=2, description="Parallel decoding slots.")
     ctx_size: int = Field(16384, ge=2048, description="Total context tokens, shared by the slots.")
     n_threads: int = Field(2, ge=1, description="CPU threads for decoding.")
-    auto_start: bool = Field(True, description="Start the server when a role uses the local default endpoint.")
+    auto_start: bool = Field(
+        True, description="Start the server when a role uses the local default endpoint."
+    )
     startup_timeout_s: float = Field(180.0, gt=0, description="How long to wait for the health check.")
 
 

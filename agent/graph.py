@@ -1,0 +1,155 @@
+"""The ReWOO graph: plan (one LLM call) -> run_step (one plan step per visit, no LLM reasoning in between)
+-> solve (organizer). Build it with :func:`build_graph`."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from langgraph.graph import END, START, StateGraph
+
+from agent.configuration import Settings
+from agent.llm import LLMError, LLMProvider, UsageLog, chat, invoke_structured
+from agent.plan import Plan, PlanError, default_plan, resolve_refs, validate_plan
+from agent.state import AgentState
+from prompts import planner as planner_prompt
+from retrieval.database import Database
+from retrieval.store import VectorStore
+from tools.base import ToolCall, ToolContext, ToolResult
+from tools.organizer import Answer, organize
+from tools.registry import ToolRegistry
+
+
+@dataclass
+class AgentDeps:
+    """Everything the nodes need, injected once: settings, database, vector store, LLMs and tools."""
+
+    settings: Settings
+    db: Database
+    store: VectorStore
+    llms: LLMProvider
+    registry: ToolRegistry
+
+    def context(self, usage: UsageLog, history: list[dict[str, Any]] | None = None) -> ToolContext:
+        """A tool context recording LLM usage into ``usage``."""
+        return ToolContext(self.settings, self.db, self.store, self.llms, usage, list(history or []))
+
+
+def format_history(history: list[dict[str, Any]], limit: int = 3) -> str:
+    """Compact text of the last ``limit`` turns (question, SQL, result shape) for prompts."""
+    lines = []
+    for turn in history[-limit:]:
+        shape = f"{turn.get('row_count', 0)} rows x {len(turn.get('columns', []))} cols"
+        lines.append(f"- Q: {turn.get('question')}\n  SQL: {turn.get('sql')}\n  Result: {shape}")
+    return "Earlier in this conversation:\n" + "\n".join(lines) + "\n" if lines else ""
+
+
+def build_graph(deps: AgentDeps, checkpointer: Any = None) -> Any:
+    """Compile the agent graph; ``checkpointer`` (optional) persists state per thread id."""
+
+    def plan(state: AgentState) -> dict[str, Any]:
+        """Ask the planner for a typed plan; fall back to the standard plan if it is missing or invalid."""
+        started = time.perf_counter()
+        usage = UsageLog()
+        question = state["question"]
+        use_examples = deps.settings.retrieval.use_examples
+        system = planner_prompt.SYSTEM.format(tools=deps.registry.describe())
+        user = planner_prompt.USER.format(history=format_history(state.get("history", [])), question=question)
+        source, error = "planner", None
+        try:
+            the_plan = invoke_structured(deps.llms, "planner", chat(system, user), Plan, usage)
+            validate_plan(the_plan)
+        except (LLMError, PlanError) as exc:
+            the_plan, source, error = default_plan(question, use_examples=use_examples), "fallback", str(exc)
+        record = {
+            "node": "plan",
+            "latency_s": round(time.perf_counter() - started, 4),
+            "ok": error is None,
+            "error": error,
+            "source": source,
+        }
+        return {
+            "plan": the_plan,
+            "plan_source": source,
+            "plan_error": error,
+            "step_index": 0,
+            "trace": [record],
+            "usage": [c.to_dict() for c in usage.calls],
+        }
+
+    def run_step(state: AgentState) -> dict[str, Any]:
+        """Run the next plan step with its ``#E`` references resolved by exact id."""
+        step = state["plan"].steps[state["step_index"]]
+        results = state.get("results", {})
+        usage = UsageLog()
+        refs = {r: results[r] for r in step.references()}
+        failed = [r for r, res in refs.items() if not res.ok]
+        if failed:
+            result = ToolResult.failure(f"skipped: {failed[0]} failed ({refs[failed[0]].error})")
+        else:
+            call = ToolCall(
+                state["question"],
+                step.id,
+                step.tool,
+                resolve_refs(step.input, lambda r: results[r].text),
+                refs,
+            )
+            result = deps.registry.run(call, deps.context(usage, state.get("history")))
+        record = {
+            "node": "run_step",
+            "step": step.id,
+            "tool": step.tool,
+            "input": step.input,
+            "latency_s": result.latency_s,
+            "ok": result.ok,
+            "error": result.error,
+        }
+        return {
+            "results": {step.id: result},
+            "step_index": state["step_index"] + 1,
+            "trace": [record],
+            "usage": [c.to_dict() for c in usage.calls],
+        }
+
+    def route_after_step(state: AgentState) -> Literal["run_step", "solve"]:
+        """Run the next step while any remain, then solve."""
+        return "run_step" if state["step_index"] < len(state["plan"].steps) else "solve"
+
+    def solve(state: AgentState) -> dict[str, Any]:
+        """Build the answer from the last executed query (organizer), or explain the first failure."""
+        started = time.perf_counter()
+        usage = UsageLog()
+        answer = make_answer(state, deps.context(usage))
+        record = {
+            "node": "solve",
+            "latency_s": round(time.perf_counter() - started, 4),
+            "ok": answer.status != "error",
+            "error": answer.text if answer.status == "error" else None,
+        }
+        return {"answer": answer, "trace": [record], "usage": [c.to_dict() for c in usage.calls]}
+
+    graph = StateGraph(AgentState)
+    graph.add_node("plan", plan)
+    graph.add_node("run_step", run_step)
+    graph.add_node("solve", solve)
+    graph.add_edge(START, "plan")
+    graph.add_edge("plan", "run_step")
+    graph.add_conditional_edges("run_step", route_after_step)
+    graph.add_edge("solve", END)
+    return graph.compile(checkpointer=checkpointer)
+
+
+def make_answer(state: AgentState, ctx: ToolContext) -> Answer:
+    """The solver's logic: organize the last successful ``rows`` result; else report the first error."""
+    plan, results = state["plan"], state.get("results", {})
+    executed = [results[s.id] for s in plan.steps if s.tool == "execute_sql" and s.id in results]
+    generated = [results[s.id] for s in plan.steps if s.tool == "generate_sql" and s.id in results]
+    sql = next((str(r.value.get("sql")) for r in reversed(generated) if r.value.get("sql")), None)
+    good = [r for r in executed if r.ok]
+    if good:
+        v = good[-1].value
+        return organize(state["question"], v["sql"], v["columns"], v["rows"], v["truncated"], ctx)
+    first_error = next((r.error for s in plan.steps if (r := results.get(s.id)) and not r.ok), None)
+    text = f"I could not answer this question: {first_error or 'no query was executed'}"
+    return Answer(status="error", text=text, sql=sql)

@@ -1,0 +1,230 @@
+"""Chat models per role and the single function every LLM call goes through.
+
+Every call records its role, latency (seconds) and prompt/completion tokens into a :class:`UsageLog`, so a
+question's cost (calls, tokens, seconds) is known exactly; the figures end up in the answer's accounting.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel, ValidationError
+
+from agent.configuration import ROLES, LLMSettings, Role, Settings
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class LLMError(RuntimeError):
+    """An LLM call failed: endpoint unreachable, timeout, or output that never matched its schema."""
+
+
+@dataclass
+class LLMCall:
+    """Accounting of one LLM request: role, seconds, tokens, and whether it succeeded."""
+
+    role: str
+    latency_s: float
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    ok: bool = True
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly form."""
+        return {
+            "role": self.role,
+            "latency_s": round(self.latency_s, 3),
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "ok": self.ok,
+            "error": self.error,
+        }
+
+
+@dataclass
+class UsageLog:
+    """Thread-safe list of :class:`LLMCall` records for one question (calls may run concurrently)."""
+
+    calls: list[LLMCall] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def add(self, call: LLMCall) -> None:
+        """Append one record."""
+        with self._lock:
+            self.calls.append(call)
+
+    def totals(self) -> dict[str, float]:
+        """``{"llm_calls", "prompt_tokens", "completion_tokens", "llm_seconds"}`` summed over all calls."""
+        with self._lock:
+            return {
+                "llm_calls": len(self.calls),
+                "prompt_tokens": sum(c.prompt_tokens for c in self.calls),
+                "completion_tokens": sum(c.completion_tokens for c in self.calls),
+                "llm_seconds": round(sum(c.latency_s for c in self.calls), 3),
+            }
+
+
+def make_chat_model(cfg: LLMSettings) -> BaseChatModel:
+    """A ``ChatOpenAI`` for one role's OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp).
+
+    Retries are handled by :func:`invoke_structured`, so the client itself does not retry.
+    """
+    from langchain_openai import ChatOpenAI
+
+    return ChatOpenAI(
+        model=cfg.model,
+        base_url=cfg.base_url,
+        api_key=cfg.api_key,
+        temperature=cfg.temperature,
+        max_completion_tokens=cfg.max_tokens,
+        timeout=cfg.timeout_s,
+        max_retries=0,
+    )
+
+
+class LLMProvider:
+    """Hands out one chat model per role; models are created lazily and cached.
+
+    ``overrides`` maps a role to a ready model (tests inject scripted fakes this way).
+    """
+
+    def __init__(self, settings: Settings, overrides: dict[str, BaseChatModel] | None = None):
+        self.settings = settings
+        self._models: dict[str, BaseChatModel] = dict(overrides or {})
+        self._lock = threading.Lock()
+
+    def get(self, role: Role) -> BaseChatModel:
+        """The chat model for ``role``; raises KeyError for an unknown role."""
+        if role not in ROLES:
+            raise KeyError(f"unknown LLM role {role!r}; expected one of {ROLES}")
+        with self._lock:
+            if role not in self._models:
+                self._models[role] = make_chat_model(self.settings.llm(role))
+            return self._models[role]
+
+    def max_retries(self, role: Role) -> int:
+        """Configured retries for ``role``."""
+        return self.settings.llm(role).max_retries
+
+
+def _usage_of(message: BaseMessage) -> tuple[int, int]:
+    usage = getattr(message, "usage_metadata", None) or {}
+    if usage:
+        return int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))
+    meta = (getattr(message, "response_metadata", None) or {}).get("token_usage") or {}
+    return int(meta.get("prompt_tokens", 0)), int(meta.get("completion_tokens", 0))
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    name = type(exc).__name__
+    if "Connection" in name or "connect" in text.lower():
+        return f"LLM endpoint unreachable ({name}): {text[:200]}"
+    if "Timeout" in name:
+        return f"LLM request timed out ({name})"
+    return f"{name}: {text[:300]}"
+
+
+def parse_json_output(text: str, schema: type[M]) -> M:
+    """Parse an LLM's JSON text into ``schema``; tolerates code fences and text around one JSON object.
+
+    Raises:
+        ValueError: when no JSON object validating against ``schema`` can be found.
+    """
+    body = text.strip()
+    if body.startswith("```"):
+        body = body.strip("`")
+        body = body[body.find("\n") + 1 :] if "\n" in body else body
+    start, end = body.find("{"), body.rfind("}")
+    if start < 0 or end <= start:
+        raise ValueError(f"no JSON object in model output: {text[:120]!r}")
+    try:
+        return schema.model_validate(json.loads(body[start : end + 1]))
+    except (json.JSONDecodeError, ValidationError) as exc:
+        raise ValueError(f"model output does not match {schema.__name__}: {exc}") from exc
+
+
+def invoke_structured(
+    llms: LLMProvider,
+    role: Role,
+    messages: Sequence[BaseMessage],
+    schema: type[M],
+    usage: UsageLog,
+    *,
+    temperature: float | None = None,
+) -> M:
+    """Call ``role``'s model with JSON-schema constrained output and parse it into ``schema``.
+
+    Uses ``with_structured_output(schema, method="json_schema", include_raw=True)``: the endpoint gets
+    ``response_format=json_schema`` (llama.cpp turns it into a grammar, so the small local model cannot leave
+    the schema); the reply is validated with Pydantic. Malformed output and
+    transport errors are retried ``max_retries`` times; every attempt is recorded in ``usage``.
+
+    Raises:
+        LLMError: after the last failed attempt, with a human-readable reason.
+    """
+    model: Any = llms.get(role)
+    if temperature is not None:
+        model = model.bind(temperature=temperature)
+    structured = model.with_structured_output(schema, method="json_schema", include_raw=True)
+    last_error = "no attempt made"
+    for _attempt in range(llms.max_retries(role) + 1):
+        started = time.perf_counter()
+        try:
+            out = structured.invoke(list(messages))
+        except Exception as exc:  # transport errors: recorded and retried, then surfaced as LLMError
+            last_error = _describe(exc)
+            usage.add(LLMCall(role, time.perf_counter() - started, ok=False, error=last_error))
+            continue
+        elapsed = time.perf_counter() - started
+        raw = out.get("raw")
+        prompt_tokens, completion_tokens = _usage_of(raw) if raw is not None else (0, 0)
+        parsed = out.get("parsed")
+        if parsed is None and raw is not None:  # lenient second chance: fenced or wrapped JSON
+            try:
+                parsed = parse_json_output(str(raw.content), schema)
+            except ValueError as exc:
+                last_error = f"{exc} ({out.get('parsing_error')})"
+        elif parsed is None:
+            last_error = f"no output ({out.get('parsing_error')})"
+        if parsed is None:
+            usage.add(LLMCall(role, elapsed, prompt_tokens, completion_tokens, ok=False, error=last_error))
+            continue
+        usage.add(LLMCall(role, elapsed, prompt_tokens, completion_tokens))
+        return parsed if isinstance(parsed, schema) else schema.model_validate(parsed)
+    raise LLMError(f"{role} call failed: {last_error}")
+
+
+def invoke_text(llms: LLMProvider, role: Role, messages: Sequence[BaseMessage], usage: UsageLog) -> str:
+    """Call ``role``'s model for free text; one attempt plus retries on transport errors.
+
+    Raises:
+        LLMError: when every attempt failed.
+    """
+    model = llms.get(role)
+    last_error = "no attempt made"
+    for _attempt in range(llms.max_retries(role) + 1):
+        started = time.perf_counter()
+        try:
+            reply = model.invoke(list(messages))
+        except Exception as exc:  # transport errors: recorded and retried
+            last_error = _describe(exc)
+            usage.add(LLMCall(role, time.perf_counter() - started, ok=False, error=last_error))
+            continue
+        prompt_tokens, completion_tokens = _usage_of(reply)
+        usage.add(LLMCall(role, time.perf_counter() - started, prompt_tokens, completion_tokens))
+        return reply.content if isinstance(reply.content, str) else str(reply.content)
+    raise LLMError(f"{role} call failed: {last_error}")
+
+
+def chat(system: str, user: str) -> list[BaseMessage]:
+    """Two-message prompt: a system message (stable, cache-friendly prefix) and the user turn."""
+    return [SystemMessage(system), HumanMessage(user)]

@@ -1,0 +1,107 @@
+"""The typed ReWOO plan: steps ``#E1..#En``, validation, exact-id reference resolution, and the standard plan.
+
+ReWOO ("Reasoning WithOut Observation", Xu et al. 2023) has the planner write the whole tool program up
+front; workers then run it without further LLM reasoning between steps. Unlike the LangGraph ReWOO tutorial,
+the plan here is a Pydantic model (no regex over free text) and references are resolved by exact step id, so
+``#E1`` never matches inside ``#E10``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+ToolName = Literal["retrieve_schema", "retrieve_examples", "generate_sql", "execute_sql"]
+"""Tools a plan step may call (the organizer runs in the solve node, after the plan)."""
+
+TOOL_NAMES: tuple[str, ...] = ToolName.__args__  # type: ignore[attr-defined]
+MAX_STEPS = 8
+REF_PATTERN = re.compile(r"#E(\d+)(?!\d)")
+"""A reference to an earlier step's evidence: ``#E`` followed by the full step number."""
+
+
+class PlanStep(BaseModel):
+    """One plan step: evidence id, the tool it calls and its input (which may reference earlier ids)."""
+
+    id: str = Field(
+        description="Evidence id of this step: #E1, #E2, ... in order.", pattern=r"^#E[1-9][0-9]?$"
+    )
+    tool: ToolName = Field(description="Tool to call.")
+    input: str = Field(
+        description="Tool input; may contain #E<n> references to earlier steps.", max_length=400
+    )
+    description: str = Field("", description="Why this step (a few words).", max_length=120)
+
+    def references(self) -> list[str]:
+        """Step ids referenced by ``input``, in order of appearance, e.g. ``["#E1", "#E2"]``."""
+        return [f"#E{n}" for n in REF_PATTERN.findall(self.input)]
+
+
+class Plan(BaseModel):
+    """A whole plan as the planner emits it (structured output)."""
+
+    steps: list[PlanStep] = Field(description="Steps in execution order.", min_length=1, max_length=MAX_STEPS)
+
+
+class PlanError(ValueError):
+    """A plan that cannot be executed; the message says which rule it breaks."""
+
+
+def validate_plan(plan: Plan) -> None:
+    """Check that ``plan`` is executable.
+
+    Rules: ids are ``#E1..#En`` in order; references point only to earlier steps; every ``generate_sql``
+    references a ``retrieve_schema`` step; every ``execute_sql`` references a ``generate_sql`` step; the plan
+    generates and executes SQL at least once.
+
+    Raises:
+        PlanError: naming the first rule broken.
+    """
+    tools_by_id: dict[str, str] = {}
+    for index, step in enumerate(plan.steps, start=1):
+        if step.id != f"#E{index}":
+            raise PlanError(f"step {index} has id {step.id}; expected #E{index}")
+        refs = step.references()
+        unknown = [r for r in refs if r not in tools_by_id]
+        if unknown:
+            raise PlanError(f"{step.id} references {', '.join(unknown)}, which is not an earlier step")
+        ref_tools = {tools_by_id[r] for r in refs}
+        if step.tool == "generate_sql" and "retrieve_schema" not in ref_tools:
+            raise PlanError(f"{step.id} generates SQL without referencing a retrieve_schema step")
+        if step.tool == "execute_sql" and "generate_sql" not in ref_tools:
+            raise PlanError(f"{step.id} executes SQL without referencing a generate_sql step")
+        tools_by_id[step.id] = step.tool
+    if "execute_sql" not in tools_by_id.values():
+        raise PlanError("the plan never executes SQL")
+
+
+def resolve_refs(text: str, lookup: Callable[[str], str]) -> str:
+    """Replace every ``#E<n>`` in ``text`` by ``lookup("#E<n>")``, matching whole ids only.
+
+    ``lookup`` receives the exact id (``"#E10"`` is never read as ``"#E1"`` followed by ``0``); a KeyError
+    from it propagates to the caller.
+    """
+    return REF_PATTERN.sub(lambda m: lookup(f"#E{m.group(1)}"), text)
+
+
+def default_plan(question: str, *, use_examples: bool = True) -> Plan:
+    """The standard plan used when the planner's plan is missing or invalid.
+
+    ``#E1`` schema retrieval, ``#E2`` example retrieval (when enabled), then SQL generation and execution.
+    """
+    steps = [PlanStep(id="#E1", tool="retrieve_schema", input=question, description="relevant tables")]
+    context = "#E1"
+    if use_examples:
+        steps.append(PlanStep(id="#E2", tool="retrieve_examples", input=question, description="similar SQL"))
+        context = "#E1 #E2"
+    n = len(steps)
+    steps.append(
+        PlanStep(
+            id=f"#E{n + 1}", tool="generate_sql", input=f"{question} | {context}", description="write SQL"
+        )
+    )
+    steps.append(PlanStep(id=f"#E{n + 2}", tool="execute_sql", input=f"#E{n + 1}", description="run it"))
+    return Plan(steps=steps)

@@ -1,0 +1,130 @@
+"""Wiring and the one entry point used by the CLI, the app and the evaluation: :func:`ask`."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from agent.configuration import Settings
+from agent.graph import AgentDeps, build_graph
+from agent.llm import LLMProvider
+from retrieval.database import Database
+from retrieval.embeddings import get_embedding_function
+from retrieval.store import ChromaStore, VectorStore
+from tools.examples import RetrieveExamplesTool
+from tools.execution import ExecuteSQLTool
+from tools.generation import GenerateSQLTool
+from tools.registry import ToolRegistry
+from tools.schema_retrieval import RetrieveSchemaTool
+
+MAX_QUESTION_CHARS = 2000
+
+
+def default_registry() -> ToolRegistry:
+    """The worker tools a plan may call."""
+    return ToolRegistry([RetrieveSchemaTool(), RetrieveExamplesTool(), GenerateSQLTool(), ExecuteSQLTool()])
+
+
+def open_store(settings: Settings) -> ChromaStore:
+    """The persistent Chroma store at ``settings.retrieval.chroma_path`` with the offline embeddings."""
+    return ChromaStore(settings.retrieval.chroma_path, get_embedding_function(settings))
+
+
+def build_deps(
+    settings: Settings,
+    *,
+    llm_overrides: dict[str, BaseChatModel] | None = None,
+    store: VectorStore | None = None,
+    start_local_llm: bool = True,
+) -> AgentDeps:
+    """Create the database, vector store, LLMs and tools for ``settings``.
+
+    When a role points at the embedded local endpoint and nothing answers there, the local llama.cpp server
+    is started (see :mod:`agent.local_server`); it lives as long as this process.
+
+    Raises:
+        agent.local_server.LocalServerError / agent.model_files.ModelFileError: the local model cannot start.
+    """
+    if start_local_llm and not llm_overrides and settings.uses_local_llm():
+        from agent.local_server import ensure_local_server
+
+        ensure_local_server(settings)
+    db = Database.from_settings(settings)
+    return AgentDeps(
+        settings=settings,
+        db=db,
+        store=store if store is not None else open_store(settings),
+        llms=LLMProvider(settings, llm_overrides),
+        registry=default_registry(),
+    )
+
+
+def validate_question(question: str) -> str | None:
+    """A human-readable reason why ``question`` cannot be asked, or None when it is fine."""
+    text = (question or "").strip()
+    if not text:
+        return "Please type a question."
+    if len(text) > MAX_QUESTION_CHARS:
+        return f"The question is too long ({len(text)} characters; at most {MAX_QUESTION_CHARS})."
+    if not any(ch.isalnum() for ch in text):
+        return "The question has no words in it; please ask in plain language."
+    return None
+
+
+def ask(
+    deps: AgentDeps,
+    question: str,
+    *,
+    history: list[dict[str, Any]] | None = None,
+    graph: Any = None,
+    config: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Answer ``question``; returns the JSON-friendly outcome.
+
+    Keys: ``answer`` (text), ``status`` (ok | empty | error), ``sql``, ``columns``, ``rows``, ``truncated``,
+    ``llm_calls``, ``prompt_tokens``, ``completion_tokens``, ``latency_s`` (wall clock), ``plan`` (steps),
+    ``plan_source`` (planner | fallback), ``plan_error``, ``trace`` and ``usage`` (one record per LLM call),
+    ``database`` (key). Never raises for bad input: the reason is the answer, with status ``error``.
+    """
+    started = time.perf_counter()
+    problem = validate_question(question)
+    if problem:
+        return _outcome(deps, {"answer": None}, started, error=problem)
+    graph = graph if graph is not None else build_graph(deps)
+    state_in = {
+        "question": question.strip(),
+        "history": history or [],
+        "results": {},
+        "trace": [],
+        "usage": [],
+    }
+    final = graph.invoke(state_in, config=config or {})
+    return _outcome(deps, final, started)
+
+
+def _outcome(
+    deps: AgentDeps, final: dict[str, Any], started: float, error: str | None = None
+) -> dict[str, Any]:
+    answer = final.get("answer")
+    usage = final.get("usage", [])
+    plan = final.get("plan")
+    return {
+        "answer": answer.text if answer else error,
+        "status": answer.status if answer else "error",
+        "sql": answer.sql if answer else None,
+        "columns": answer.columns if answer else [],
+        "rows": answer.rows if answer else [],
+        "truncated": answer.truncated if answer else False,
+        "llm_calls": len(usage),
+        "prompt_tokens": sum(u.get("prompt_tokens", 0) for u in usage),
+        "completion_tokens": sum(u.get("completion_tokens", 0) for u in usage),
+        "latency_s": round(time.perf_counter() - started, 3),
+        "plan": [s.model_dump() for s in plan.steps] if plan else [],
+        "plan_source": final.get("plan_source"),
+        "plan_error": final.get("plan_error"),
+        "trace": final.get("trace", []),
+        "usage": usage,
+        "database": deps.db.key,
+    }

@@ -1,0 +1,183 @@
+"""``nl2sql`` command line: ask, sql, index, eval, setup, llm serve|assemble|verify, demo-db.
+
+Every command accepts ``--database URL`` (a SQLAlchemy URL; default: the demo ``markets`` SQLite file).
+Exit status: 0 success, 1 the command ran but failed (e.g. SQL error), 2 bad usage or setup problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from agent.configuration import DEMO_DB_PATH, Settings
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    return Settings().with_database(getattr(args, "database", None))
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, indent=2, default=str, ensure_ascii=False))
+
+
+def _table(columns: list[str], rows: list[list[Any]], limit: int = 20) -> str:
+    import pandas as pd
+
+    if not columns:
+        return ""
+    frame = pd.DataFrame(rows[:limit], columns=columns)
+    more = f"\n... {len(rows) - limit} more rows" if len(rows) > limit else ""
+    return frame.to_string(index=False) + more
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    """Answer one question; ``--json`` prints the full outcome (answer, sql, rows, usage, latency)."""
+    from agent.runner import ask, build_deps
+
+    deps = build_deps(_settings(args))
+    out = ask(deps, args.question)
+    if args.json:
+        _print_json({k: v for k, v in out.items() if args.verbose or k not in ("trace", "usage")})
+    else:
+        print(out["answer"])
+        if out["rows"] and not (len(out["rows"]) == 1 and len(out["columns"]) == 1):
+            print(_table(out["columns"], out["rows"]))
+        if out["sql"]:
+            print(f"\nSQL: {out['sql']}")
+        print(f"\n[{out['status']}; {out['latency_s']} s; {out['llm_calls']} LLM calls; "
+              f"{out['prompt_tokens']}+{out['completion_tokens']} tokens; plan: {out['plan_source']}]")
+    return 0 if out["status"] != "error" else 1
+
+
+def cmd_sql(args: argparse.Namespace) -> int:
+    """Run one statement through the guarded read-only path."""
+    from retrieval.database import Database
+
+    res = Database.from_settings(_settings(args)).run_query(args.statement)
+    if args.json:
+        _print_json({"ok": res.ok, "sql": res.sql, "columns": res.columns, "rows": res.rows,
+                     "truncated": res.truncated, "elapsed_s": res.elapsed_s, "error": res.error})
+    elif res.ok:
+        print(_table(list(res.columns), [list(r) for r in res.rows], limit=50))
+        print(f"[{len(res.rows)} rows{' (truncated)' if res.truncated else ''}; {res.elapsed_s:.3f} s]")
+    else:
+        print(f"Error: {res.error}", file=sys.stderr)
+    return 0 if res.ok else 1
+
+
+def default_examples_path(settings: Settings) -> Path | None:
+    """The examples file beside a SQLite database (``<stem>.examples.jsonl``), if present."""
+    url = settings.database_url
+    if url.startswith("sqlite:///"):
+        db_path = Path(url.removeprefix("sqlite:///"))
+        candidate = db_path.with_name(f"{db_path.stem}.examples.jsonl")
+        return candidate if candidate.exists() else None
+    return None
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    """Build or refresh the Chroma indexes of one database (tables, schema chunks, examples)."""
+    from agent.runner import open_store
+    from retrieval.database import Database
+    from retrieval.indexing import build_indexes, load_examples
+
+    settings = _settings(args)
+    db = Database.from_settings(settings)
+    examples_path = Path(args.examples) if args.examples else default_examples_path(settings)
+    examples = load_examples(examples_path) if examples_path else None
+    report = build_indexes(db, open_store(settings), examples=examples,
+                           sample_rows=settings.retrieval.sample_rows, progress=not args.quiet)
+    print(f"Indexed '{report.db_key}': {report.tables} tables, {report.examples} examples "
+          f"in {report.seconds:.1f} s" + (f"; removed {report.removed_tables}" if report.removed_tables else ""))
+    for skipped in report.skipped_examples:
+        print(f"  skipped example (does not execute): {skipped['question']!r}: {skipped['error']}")
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Execution accuracy and cost on Spider-format data or the demo gold set."""
+    from eval.runner import run_eval
+
+    return run_eval(args, _settings(args))
+
+
+def cmd_setup(args: argparse.Namespace) -> int:
+    """Install the offline embedding model files and generate the demo database (idempotent)."""
+    from data.markets.generate import generate
+    from retrieval.embeddings import install_embedding_model
+
+    print(f"Embedding model: {install_embedding_model()}")
+    if args.force or not DEMO_DB_PATH.exists():
+        generate(DEMO_DB_PATH)
+    print(f"Demo database: {DEMO_DB_PATH}")
+    if args.model:
+        from agent.model_files import assemble_model
+
+        print(f"Local model: {assemble_model(Settings().local_llm.model_path)}")
+    return 0
+
+
+def cmd_llm(args: argparse.Namespace) -> int:
+    """Delegate to the local server tool (serve | assemble | verify)."""
+    from agent.local_server import main as local_main
+
+    return local_main([args.llm_command, *args.rest])
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of all sub-commands."""
+    parser = argparse.ArgumentParser(prog="nl2sql", description="Ask SQL databases questions in plain language.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log details; include trace in --json")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def add(name: str, func: Any, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text)
+        p.add_argument("--database", help="SQLAlchemy database URL (default: the demo markets database)")
+        p.set_defaults(func=func)
+        return p
+
+    p = add("ask", cmd_ask, "answer a question")
+    p.add_argument("question")
+    p.add_argument("--json", action="store_true")
+    p = add("sql", cmd_sql, "run one read-only SQL statement")
+    p.add_argument("statement")
+    p.add_argument("--json", action="store_true")
+    p = add("index", cmd_index, "build the vector indexes of a database")
+    p.add_argument("--examples", help="JSONL of {question, sql} few-shot examples")
+    p.add_argument("--quiet", action="store_true")
+    p = add("eval", cmd_eval, "measure execution accuracy")
+    p.add_argument("--dataset", choices=["spider", "demo"], default="demo")
+    p.add_argument("--path", help="Spider-format folder (dev.json + database/<db_id>/<db_id>.sqlite)")
+    p.add_argument("--limit", type=int, help="first N questions")
+    p.add_argument("--sample", type=int, help="random sample of N questions (with --seed)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", dest="json_out", help="write per-question results and the summary here")
+    p.add_argument("--no-examples", action="store_true", help="disable few-shot example retrieval")
+    p = add("setup", cmd_setup, "install embedding files, generate the demo database")
+    p.add_argument("--model", action="store_true", help="also assemble the local model file")
+    p.add_argument("--force", action="store_true", help="regenerate the demo database")
+    p = add("llm", cmd_llm, "local model server: serve | assemble | verify")
+    p.add_argument("llm_command", choices=["serve", "assemble", "verify"])
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``nl2sql`` console script; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
+    try:
+        return int(args.func(args))
+    except (OSError, RuntimeError, ValueError) as exc:  # setup problems: one clear line, no traceback
+        if args.verbose:
+            raise
+        print(f"Error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,276 @@
+"""Read-only database access: every query is guarded, capped, timed out and returned as a value.
+
+Two independent layers keep the database unchanged: :func:`retrieval.guard.guard_sql` rejects anything
+but a single SELECT, and every connection is opened read-only (SQLite ``mode=ro`` URI plus
+``query_only``; PostgreSQL/MySQL read-only session; Oracle ``SET TRANSACTION READ ONLY`` per query).
+For full safety on server databases also connect as a user with SELECT privileges only.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import re
+import sqlite3
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import create_engine, event
+from sqlalchemy.engine import URL, Connection, Engine, make_url
+from sqlalchemy.exc import DBAPIError
+
+from retrieval.guard import guard_sql, sqlglot_dialect
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from agent.configuration import Settings
+
+_CELL_CHARS = 40
+_TIMEOUT_MARKERS = ("interrupted", "statement timeout", "dpi-1067", "call timeout",
+                    "maximum statement execution time")
+
+
+@dataclass
+class QueryResult:
+    """Outcome of :meth:`Database.run_query`.
+
+    ``columns`` are the result column names; ``rows`` are tuples of JSON-friendly values (None, bool,
+    int, float, str; dates as ISO strings; bytes as hex). ``truncated`` is True when the row cap cut the
+    result. ``elapsed_s`` is wall time in seconds. On failure ``ok`` is False and ``error`` holds the
+    guard's or the database's message.
+    """
+
+    ok: bool
+    sql: str
+    columns: list[str] = field(default_factory=list)
+    rows: list[tuple[Any, ...]] = field(default_factory=list)
+    truncated: bool = False
+    elapsed_s: float = 0.0
+    error: str | None = None
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """The rows as a pandas DataFrame with ``columns`` as header (empty frame on failure)."""
+        import pandas as pd
+
+        return pd.DataFrame.from_records(self.rows, columns=self.columns)
+
+    def preview(self, n: int = 5) -> str:
+        """Compact text: header, the first ``n`` rows (" | "-separated, cells cut to ~40 chars), a tally."""
+        if not self.ok:
+            return f"ERROR: {self.error}"
+        lines = [" | ".join(self.columns)]
+        lines += [" | ".join(format_cell(v) for v in row) for row in self.rows[:n]]
+        more = len(self.rows) - min(n, len(self.rows))
+        tally = f"{len(self.rows)} row(s)" + (" (truncated at the row cap)" if self.truncated else "")
+        if more:
+            tally = f"... {more} more; {tally}"
+        return "\n".join([*lines, tally])
+
+
+def format_cell(value: Any, width: int = _CELL_CHARS) -> str:
+    """One value as short text: None -> "NULL", floats to 10 significant digits, whitespace flattened,
+    cut to ``width`` chars with "..."."""
+    if value is None:
+        return "NULL"
+    text = f"{value:.10g}" if isinstance(value, float) else " ".join(str(value).split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def to_jsonable(value: Any) -> Any:
+    """Convert a driver value to a JSON-friendly Python value (see :class:`QueryResult`)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, decimal.Decimal):
+        return int(value) if value == value.to_integral_value() and abs(value) < 2**63 else float(value)
+    if isinstance(value, (dt.datetime, dt.date, dt.time)):
+        return value.isoformat(sep=" ") if isinstance(value, dt.datetime) else value.isoformat()
+    if isinstance(value, dt.timedelta):
+        return value.total_seconds()
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).hex()
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    read = getattr(value, "read", None)  # Oracle LOBs that were not fetched as str/bytes
+    return to_jsonable(read()) if callable(read) else str(value)
+
+
+class Database:
+    """A read-only handle on one database given by a SQLAlchemy URL.
+
+    ``row_cap`` is the default maximum number of rows per query; ``timeout_s`` the per-statement time
+    limit in seconds. Safe to share between threads: concurrent :meth:`run_query` calls use separate
+    pooled connections. Raises ValueError for an unparsable URL or an in-memory SQLite URL.
+    """
+
+    def __init__(self, url: str, *, row_cap: int = 1000, timeout_s: float = 15.0) -> None:
+        self._url_text = url
+        try:
+            self._url: URL = make_url(url)
+        except Exception as err:  # sqlalchemy.exc.ArgumentError and friends
+            raise ValueError(f"Invalid database URL: {err}") from err
+        self.row_cap = row_cap
+        self.timeout_s = timeout_s
+        self._dialect = sqlglot_dialect(self._url.get_backend_name())
+        self._sqlite_path: Path | None = None
+        if self._dialect == "sqlite":
+            name = self._url.database
+            if not name or name == ":memory:" or name.startswith("file:"):
+                raise ValueError("Only file-based SQLite URLs (sqlite:///PATH) are supported.")
+            self._sqlite_path = Path(name).expanduser().resolve()
+        self._engine: Engine | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Database:
+        """Database for ``settings.database_url`` with its ``row_cap`` and ``query_timeout_s``."""
+        return cls(settings.database_url, row_cap=settings.row_cap, timeout_s=settings.query_timeout_s)
+
+    def __repr__(self) -> str:
+        return f"Database({self._url.render_as_string(hide_password=True)!r})"
+
+    @property
+    def url(self) -> str:
+        """The SQLAlchemy URL exactly as given (may contain a password: do not log it)."""
+        return self._url_text
+
+    @property
+    def dialect(self) -> str:
+        """sqlglot dialect name: "sqlite", "postgres", "oracle", "mysql", ..."""
+        return self._dialect
+
+    @property
+    def sqlite_path(self) -> Path | None:
+        """Absolute path of the SQLite file, or None for server databases."""
+        return self._sqlite_path
+
+    @property
+    def key(self) -> str:
+        """Short stable id: the file stem for SQLite, else "<dialect>_<host>_<dbname>" ([A-Za-z0-9_])."""
+        if self._sqlite_path is not None:
+            raw = self._sqlite_path.stem
+        else:
+            u = self._url
+            dbname = u.database or u.query.get("service_name") or u.username or ""
+            raw = f"{self._dialect}_{u.host or 'local'}_{dbname}"
+        return re.sub(r"[^A-Za-z0-9_]", "_", raw)
+
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy Engine (created on first use; raises if the driver is missing)."""
+        with self._lock:
+            if self._engine is None:
+                self._engine = self._create_engine()
+            return self._engine
+
+    def dispose(self) -> None:
+        """Close pooled connections (the object stays usable; connections reopen on demand)."""
+        with self._lock:
+            if self._engine is not None:
+                self._engine.dispose()
+
+    def run_query(self, sql: str, *, row_cap: int | None = None) -> QueryResult:
+        """Guard, execute and fetch ``sql``, returning at most ``row_cap`` rows (default: ``self.row_cap``).
+
+        Never raises: guard rejections, a missing SQLite file, database errors and timeouts all come back
+        as ``QueryResult(ok=False, error=...)``.
+        """
+        start = time.perf_counter()
+        verdict = guard_sql(sql, self._dialect)
+        if not verdict.ok:
+            return QueryResult(False, verdict.sql, error=verdict.error, elapsed_s=time.perf_counter() - start)
+        return self._execute(verdict.sql, self.row_cap if row_cap is None else row_cap, start)
+
+    def _execute(self, sql: str, cap: int, start: float) -> QueryResult:
+        """Run an already-guarded statement; failures become values."""
+        if self._sqlite_path is not None and not self._sqlite_path.is_file():
+            return QueryResult(False, sql, error=f"Database file not found: {self._sqlite_path}")
+        deadline = time.monotonic() + self.timeout_s
+        try:
+            with self.engine.connect() as conn:
+                self._begin_read_only(conn)
+                self._arm_timeout(conn, deadline)
+                try:
+                    result = conn.execution_options(no_parameters=True).exec_driver_sql(sql)
+                    columns = list(result.keys()) if result.returns_rows else []
+                    fetched = result.fetchmany(cap + 1) if result.returns_rows else []
+                    result.close()
+                finally:
+                    self._arm_timeout(conn, None)
+        except DBAPIError as err:
+            message = " ".join(str(err.orig).split()) if err.orig is not None else str(err)
+            if any(marker in message.lower() for marker in _TIMEOUT_MARKERS):
+                message = f"Query timed out after {self.timeout_s:g} s ({message})"
+            return QueryResult(False, sql, error=message, elapsed_s=time.perf_counter() - start)
+        except Exception as err:  # driver missing, connection refused, ...
+            return QueryResult(False, sql, error=f"{type(err).__name__}: {err}",
+                               elapsed_s=time.perf_counter() - start)
+        rows = [tuple(to_jsonable(v) for v in row) for row in fetched[:cap]]
+        return QueryResult(True, sql, columns, rows, len(fetched) > cap, time.perf_counter() - start)
+
+    def _catalog_rows(self, sql: str, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
+        """Internal: run a fixed catalog query with bind parameters in a read-only session (unguarded).
+
+        Only for SQL written in this package (schema reading), never for model-written SQL. Raises the
+        driver's errors.
+        """
+        from sqlalchemy import text
+
+        with self.engine.connect() as conn:
+            self._begin_read_only(conn)
+            return [tuple(r) for r in conn.execute(text(sql), params or {})]
+
+    def _begin_read_only(self, conn: Connection) -> None:
+        """Per-transaction read-only mode where the database needs it (Oracle)."""
+        if self._dialect == "oracle":
+            conn.exec_driver_sql("SET TRANSACTION READ ONLY")
+
+    def _arm_timeout(self, conn: Connection, deadline: float | None) -> None:
+        """SQLite: interrupt the running statement once ``deadline`` (time.monotonic) passes; None disarms."""
+        if self._sqlite_path is None:
+            return
+        raw = conn.connection.driver_connection
+        if deadline is None:
+            raw.set_progress_handler(None, 0)
+        else:
+            raw.set_progress_handler(lambda: int(time.monotonic() > deadline), 1000)
+
+    def _create_engine(self) -> Engine:
+        """Build the Engine with read-only connection setup for the backend."""
+        if self._sqlite_path is not None:
+            path = self._sqlite_path
+
+            def connect() -> sqlite3.Connection:
+                if not path.is_file():
+                    raise sqlite3.OperationalError(f"Database file not found: {path}")
+                raw = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, check_same_thread=False)
+                raw.execute("PRAGMA query_only = ON")
+                raw.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+                return raw
+
+            url = URL.create("sqlite", database=str(path))
+            return create_engine(url, creator=connect, pool_size=8, max_overflow=16)
+        engine = create_engine(self._url, pool_pre_ping=True)
+        timeout_ms = max(1, int(self.timeout_s * 1000))
+        statements = {
+            "postgres": ["SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY",
+                         f"SET statement_timeout = {timeout_ms}"],
+            "mysql": ["SET SESSION TRANSACTION READ ONLY", f"SET SESSION max_execution_time = {timeout_ms}"],
+        }.get(self._dialect, [])
+
+        @event.listens_for(engine, "connect")
+        def on_connect(dbapi_connection: Any, _record: Any) -> None:
+            if self._dialect == "oracle":
+                dbapi_connection.call_timeout = timeout_ms
+            if statements:
+                cursor = dbapi_connection.cursor()
+                for statement in statements:
+                    cursor.execute(statement)
+                cursor.close()
+                dbapi_connection.commit()
+
+        return engine

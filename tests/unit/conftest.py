@@ -1,0 +1,59 @@
+"""Shared fixtures: a small real SQLite database, a real Chroma store in a temp dir, scripted LLMs."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent.configuration import Settings
+from retrieval.database import Database
+from retrieval.embeddings import OfflineMiniLM, install_embedding_model
+from retrieval.indexing import build_indexes
+from retrieval.store import ChromaStore
+
+SHOP_SQL = """
+CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, country TEXT);
+CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customers(id),
+                     order_date TEXT, amount REAL);
+INSERT INTO customers VALUES (1, 'Ana', 'Brazil'), (2, 'Bo', 'Sweden'), (3, 'Caio', 'Brazil');
+INSERT INTO orders VALUES (1, 1, '2024-01-02', 10.5), (2, 1, '2024-02-03', 20.0), (3, 2, '2024-02-04', 7.25);
+"""
+
+
+@pytest.fixture(scope="session")
+def embedding_function(tmp_path_factory: pytest.TempPathFactory) -> OfflineMiniLM:
+    """The offline MiniLM, installed into a temp folder (no download)."""
+    return OfflineMiniLM(install_embedding_model(tmp_path_factory.mktemp("minilm")))
+
+
+@pytest.fixture()
+def shop_db(tmp_path: Path) -> Path:
+    """A two-table SQLite file (customers, orders)."""
+    path = tmp_path / "shop.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(SHOP_SQL)
+    return path
+
+
+@pytest.fixture()
+def shop_settings(tmp_path: Path, shop_db: Path) -> Settings:
+    """Settings pointing at the shop database and a temp Chroma folder; no local server auto-start."""
+    return Settings(
+        database_url=f"sqlite:///{shop_db}",
+        retrieval={"chroma_path": tmp_path / "chroma"},
+        local_llm={"auto_start": False},
+        state_dir=tmp_path / "state",
+    )
+
+
+@pytest.fixture()
+def shop_store(shop_settings: Settings, embedding_function: OfflineMiniLM) -> Iterator[ChromaStore]:
+    """A Chroma store with the shop database indexed (and one example)."""
+    store = ChromaStore(shop_settings.retrieval.chroma_path, embedding_function)
+    db = Database.from_settings(shop_settings)
+    build_indexes(db, store, examples=[{"question": "How many orders are there?",
+                                        "sql": "SELECT COUNT(*) FROM orders"}], progress=False)
+    yield store

@@ -1,0 +1,116 @@
+"""The ReWOO graph end to end with scripted fake LLMs, real SQLite and a real Chroma store."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import BaseMessage
+
+from agent.configuration import Settings
+from agent.runner import ask, build_deps
+from agent.testing import ScriptedChatModel
+from retrieval.store import ChromaStore
+
+GOOD_PLAN = {"steps": [
+    {"id": "#E1", "tool": "retrieve_schema", "input": "customers country", "description": "tables"},
+    {"id": "#E2", "tool": "retrieve_examples", "input": "count customers", "description": "examples"},
+    {"id": "#E3", "tool": "generate_sql", "input": "How many customers are from Brazil? #E1 #E2"},
+    {"id": "#E4", "tool": "execute_sql", "input": "#E3"},
+]}
+COUNT_SQL = "SELECT COUNT(*) AS n FROM customers WHERE country = 'Brazil'"
+
+
+def _fakes(planner: Any = GOOD_PLAN, sql: Any = None, text: Any = None) -> dict[str, ScriptedChatModel]:
+    return {
+        "planner": ScriptedChatModel(replies=[planner]),
+        "generator": ScriptedChatModel(replies=[sql if sql is not None else {"sql": COUNT_SQL}]),
+        "organizer": ScriptedChatModel(replies=[text if text is not None else {"text": "2 customers are from Brazil."}]),
+    }
+
+
+def _ask(settings: Settings, store: ChromaStore, question: str, **fakes: Any) -> tuple[dict[str, Any], dict]:
+    models = _fakes(**fakes)
+    deps = build_deps(settings, llm_overrides=models, store=store)  # type: ignore[arg-type]
+    return ask(deps, question), models
+
+
+def _prompt_text(messages: list[BaseMessage]) -> str:
+    return "\n".join(str(m.content) for m in messages)
+
+
+def test_answers_with_planner_plan(shop_settings: Settings, shop_store: ChromaStore) -> None:
+    out, models = _ask(shop_settings, shop_store, "How many customers are from Brazil?")
+    assert out["status"] == "ok"
+    assert out["rows"] == [[2]] and out["columns"] == ["n"]
+    assert out["answer"] == "2 customers are from Brazil."
+    assert out["plan_source"] == "planner" and out["plan_error"] is None
+    assert out["llm_calls"] == 3
+    assert out["prompt_tokens"] > 0 and out["completion_tokens"] > 0
+    generator_prompt = _prompt_text(models["generator"].prompts[0])
+    assert "customers" in generator_prompt and "country" in generator_prompt
+    assert "How many orders are there?" in generator_prompt  # the retrieved few-shot example
+    assert [t["step"] for t in out["trace"] if t["node"] == "run_step"] == ["#E1", "#E2", "#E3", "#E4"]
+
+
+def test_invalid_plan_falls_back_and_records_it(shop_settings: Settings, shop_store: ChromaStore) -> None:
+    bad = {"steps": [{"id": "#E1", "tool": "generate_sql", "input": "#E2"},
+                     {"id": "#E2", "tool": "retrieve_schema", "input": "x"}]}
+    out, _ = _ask(shop_settings, shop_store, "How many customers are from Brazil?", planner=bad)
+    assert out["status"] == "ok" and out["rows"] == [[2]]
+    assert out["plan_source"] == "fallback"
+    assert "not an earlier step" in out["plan_error"]
+
+
+def test_malformed_planner_json_falls_back(shop_settings: Settings, shop_store: ChromaStore) -> None:
+    out, models = _ask(shop_settings, shop_store, "How many customers are from Brazil?", planner="not json {")
+    assert out["plan_source"] == "fallback" and out["status"] == "ok"
+    planner_calls = [u for u in out["usage"] if u["role"] == "planner"]
+    assert len(planner_calls) == 2 and not any(u["ok"] for u in planner_calls)  # 1 try + 1 retry
+
+
+def test_two_statements_are_refused_and_database_unchanged(
+    shop_settings: Settings, shop_store: ChromaStore, shop_db: Path
+) -> None:
+    before = hashlib.sha256(shop_db.read_bytes()).hexdigest()
+    out, _ = _ask(shop_settings, shop_store, "How many customers are from Brazil?",
+                  sql={"sql": "SELECT 1; DROP TABLE customers"})
+    assert out["status"] == "error"
+    assert "statement" in out["answer"].lower()
+    assert hashlib.sha256(shop_db.read_bytes()).hexdigest() == before
+
+
+def test_invented_column_reports_database_error(shop_settings: Settings, shop_store: ChromaStore) -> None:
+    out, _ = _ask(shop_settings, shop_store, "Total revenue?", sql={"sql": "SELECT SUM(revenue) FROM orders"})
+    assert out["status"] == "error"
+    assert "revenue" in out["answer"]
+    assert out["sql"] == "SELECT SUM(revenue) FROM orders"
+
+
+def test_organizer_cannot_invent_numbers(shop_settings: Settings, shop_store: ChromaStore) -> None:
+    out, _ = _ask(shop_settings, shop_store, "How many customers are from Brazil?",
+                  text={"text": "There are 42 customers from Brazil."})
+    assert "42" not in out["answer"]
+    assert "2" in out["answer"] and out["rows"] == [[2]]
+
+
+def test_endpoint_down_gives_clear_message(shop_settings: Settings, shop_store: ChromaStore) -> None:
+    down = ConnectionError("Connection refused")
+    out, _ = _ask(shop_settings, shop_store, "How many customers are from Brazil?", planner=down, sql=down)
+    assert out["status"] == "error"
+    assert "unreachable" in out["answer"]
+    assert out["plan_source"] == "fallback"
+
+
+def test_bad_question_is_rejected_without_llm_calls(shop_settings: Settings, shop_store: ChromaStore) -> None:
+    for question in ("", "   ", "?!?", "x" * 5000):
+        out, models = _ask(shop_settings, shop_store, question)
+        assert out["status"] == "error" and out["llm_calls"] == 0 and out["answer"]
+        assert not models["planner"].prompts
+
+
+def test_missing_index_is_explained(tmp_path: Path, shop_settings: Settings, embedding_function: Any) -> None:
+    empty_store = ChromaStore(tmp_path / "empty-chroma", embedding_function)
+    out, _ = _ask(shop_settings, empty_store, "How many customers are from Brazil?")
+    assert out["status"] == "error" and "nl2sql index" in out["answer"]
