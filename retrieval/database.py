@@ -234,6 +234,7 @@ class Database:
         if self._sqlite_path is None:
             return
         raw = conn.connection.driver_connection
+        assert raw is not None, "pooled connection without a driver connection"
         if deadline is None:
             raw.set_progress_handler(None, 0)
         else:

@@ -21,13 +21,16 @@ from sqlglot.dialects.dialect import Dialect
 from retrieval.database import Database, format_cell
 from retrieval.schema_types import ColumnInfo, ForeignKey, TableInfo
 
-_RESERVED = frozenset(
-    "add all alter and any as asc between by case check column constraint create cross current_date "
-    "current_time current_timestamp default delete desc distinct drop else end except exists foreign from "
-    "full group having in index inner insert intersect into is join key left like limit natural not null "
-    "offset on or order outer primary references right rows select set table then to union unique update "
-    "user using values view when where with level comment date size number uid".split()
-)
+_RESERVED = frozenset({  # quoted in DDL: reserved (or risky) in at least one supported dialect
+    "add", "all", "alter", "and", "any", "as", "asc", "between", "by", "case", "check", "column",
+    "constraint", "create", "cross", "current_date", "current_time", "current_timestamp", "default",
+    "delete", "desc", "distinct", "drop", "else", "end", "except", "exists", "foreign", "from", "full",
+    "group", "having", "in", "index", "inner", "insert", "intersect", "into", "is", "join", "key", "left",
+    "like", "limit", "natural", "not", "null", "offset", "on", "or", "order", "outer", "primary",
+    "references", "right", "rows", "select", "set", "table", "then", "to", "union", "unique", "update",
+    "user", "using", "values", "view", "when", "where", "with", "level", "comment", "date", "size",
+    "number", "uid"
+})
 _DATE_TYPE_RE = re.compile(r"DATE|TIMESTAMP")
 
 
@@ -168,7 +171,8 @@ def load_metadata(path: Path) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for tname, spec in ((raw.get("tables") or {}) if isinstance(raw, dict) else {}).items():
         spec = spec if isinstance(spec, dict) else {"description": spec}
-        columns = spec.get("columns") if isinstance(spec.get("columns"), dict) else {}
+        columns = spec.get("columns")
+        columns = columns if isinstance(columns, dict) else {}
         result[str(tname).lower()] = {
             "description": spec.get("description"),
             "columns": {str(c).lower(): str(v) for c, v in columns.items() if v},
@@ -197,18 +201,19 @@ def date_column(table: TableInfo) -> str | None:
     """Name of the column best suited to order rows by recency, or None.
 
     Prefers a DATE/DATETIME/TIMESTAMP type over a date-like name (``*date*``, ``*_dt``, ``*DT``,
-    ``*time*``); columns about births come last.
+    ``*time*``); columns about births (birth/born/dob) come last.
     """
 
     def by_name(c: ColumnInfo) -> bool:
         low = c.name.lower()
         return "date" in low or "time" in low or low.endswith("_dt") or c.name.endswith("DT")
 
+    def about_birth(c: ColumnInfo) -> bool:
+        return any(word in c.name.lower() for word in ("birth", "born", "dob"))
+
     typed = [c for c in table.columns if _DATE_TYPE_RE.search(c.type.upper())]
     named = [c for c in table.columns if by_name(c) and c not in typed]
-    ranked = sorted(typed, key=lambda c: "birth" in c.name.lower()) + sorted(
-        named, key=lambda c: "birth" in c.name.lower()
-    )
+    ranked = sorted(typed, key=about_birth) + sorted(named, key=about_birth)
     return ranked[0].name if ranked else None
 
 

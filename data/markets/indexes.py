@@ -42,7 +42,9 @@ def capped_weights(caps: np.ndarray, limit: float) -> np.ndarray:
     return w
 
 
-def _in_index_ccy(close: np.ndarray, universe: list[Equity], fx: dict[str, np.ndarray], ccy: str) -> np.ndarray:
+def _in_index_ccy(
+    close: np.ndarray, universe: list[Equity], fx: dict[str, np.ndarray], ccy: str
+) -> np.ndarray:
     """Convert listing-currency closes ``(n_days, n_eq)`` into ``ccy`` using rates quoted per 1 USD."""
     n = close.shape[0]
     per_usd = np.stack([fx[e.currency] if e.currency != "USD" else np.ones(n) for e in universe], axis=1)

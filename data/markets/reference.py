@@ -120,7 +120,9 @@ class IndexDef(NamedTuple):
 
 INDICES: list[IndexDef] = [
     IndexDef(1, "USLC50", "US Large Cap 50", "USD", "CAP", ("XNYS", "XNAS"), None, 50, (1, 4, 7, 10)),
-    IndexDef(2, "EUBC30", "Euro Blue Chip 30", "EUR", "CAP10", ("XPAR", "XETR", "XAMS"), None, 30, (1, 4, 7, 10)),
+    IndexDef(
+        2, "EUBC30", "Euro Blue Chip 30", "EUR", "CAP10", ("XPAR", "XETR", "XAMS"), None, 30, (1, 4, 7, 10)
+    ),
     IndexDef(3, "JPPR20", "Japan Prime 20", "JPY", "EQUAL", ("XTKS",), None, 20, (1, 4, 7, 10)),
     IndexDef(
         4,
@@ -137,14 +139,14 @@ INDICES: list[IndexDef] = [
 
 # FX: units of currency per 1 USD at START_DATE and END_DATE, and annual volatility of the log rate.
 FX_PATHS: dict[str, tuple[float, float, float]] = {
-    "AUD": (1.470, 1.528, 0.09),
-    "CAD": (1.355, 1.401, 0.06),
-    "CHF": (0.925, 0.805, 0.07),
-    "EUR": (0.936, 0.867, 0.07),
-    "GBP": (0.828, 0.761, 0.08),
+    "AUD": (1.470, 1.528, 0.08),
+    "CAD": (1.355, 1.401, 0.05),
+    "CHF": (0.925, 0.805, 0.06),
+    "EUR": (0.936, 0.867, 0.06),
+    "GBP": (0.828, 0.761, 0.07),
     "HKD": (7.800, 7.772, 0.004),
-    "JPY": (130.90, 154.10, 0.10),
-    "SEK": (10.42, 9.49, 0.09),
+    "JPY": (130.90, 154.10, 0.09),
+    "SEK": (10.42, 9.49, 0.08),
 }
 
 # Typical synthetic start price (listing currency) and dividend months per exchange.

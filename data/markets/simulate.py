@@ -16,6 +16,8 @@ from data.markets.reference import EXCHANGE_BY_MIC, FX_PATHS, MARKET_STYLE, SECT
 from data.markets.synth import Equity
 
 TRADING_DAYS_PER_YEAR = 252
+PINNED_VOL_SCALE = 0.8
+"""Volatility multiplier for real issuers (large caps whose path is pinned to a start and end level)."""
 
 
 def business_days(start: str, end: str) -> list[str]:
@@ -33,7 +35,13 @@ def price_decimals(currency: str) -> int:
 
 
 def _pinned_walk(
-    rng: np.random.Generator, n: int, start: float, end: float, sigma: float, first: int = 0, last: int | None = None
+    rng: np.random.Generator,
+    n: int,
+    start: float,
+    end: float,
+    sigma: float,
+    first: int = 0,
+    last: int | None = None,
 ) -> np.ndarray:
     """Log-normal random walk of length ``n`` starting at ``start`` on ``first`` and ending at ``end`` on ``last``.
 
@@ -98,10 +106,15 @@ def simulate_bars(rng: np.random.Generator, universe: list[Equity], days: list[s
     z_global = rng.standard_normal(n)
     z_region = {r: rng.standard_normal(n) for r in ("AM", "EU", "AP")}
     eps = rng.standard_t(5, size=(n, m)) / np.sqrt(5.0 / 3.0)
-    sig = np.array([SECTOR_BY_CODE[e.sector].sigma for e in universe]) * np.exp(rng.normal(0.0, 0.2, m))
+    pinned = np.array([e.px1 is not None for e in universe])
+    mult = np.exp(rng.normal(0.0, 0.2, m))
+    mult = np.where(pinned, PINNED_VOL_SCALE * np.clip(mult, 0.85, 1.15), mult)
+    sig = np.array([SECTOR_BY_CODE[e.sector].sigma for e in universe]) * mult
     mu = np.array([SECTOR_BY_CODE[e.sector].mu for e in universe]) + rng.normal(0.0, 0.04, m)
     rho = rng.uniform(0.35, 0.65, m)
-    factor = np.stack([0.6 * z_global + 0.8 * z_region[EXCHANGE_BY_MIC[e.mic].region] for e in universe], axis=1)
+    factor = np.stack(
+        [0.6 * z_global + 0.8 * z_region[EXCHANGE_BY_MIC[e.mic].region] for e in universe], axis=1
+    )
     shock = rho * factor + np.sqrt(1.0 - rho**2) * eps
     sig_d = sig / np.sqrt(TRADING_DAYS_PER_YEAR)
     rets = (mu - 0.5 * sig**2) / TRADING_DAYS_PER_YEAR + sig_d * shock
@@ -129,8 +142,12 @@ def simulate_bars(rng: np.random.Generator, universe: list[Equity], days: list[s
     scale = 10.0**dec
     close_r = np.round(close * scale) / scale
     open_r = np.round(open_ * scale) / scale
-    high_r = np.maximum(np.round(np.maximum(open_, close) * hi_ext * scale) / scale, np.maximum(open_r, close_r))
-    low_r = np.minimum(np.round(np.minimum(open_, close) * lo_ext * scale) / scale, np.minimum(open_r, close_r))
+    high_r = np.maximum(
+        np.round(np.maximum(open_, close) * hi_ext * scale) / scale, np.maximum(open_r, close_r)
+    )
+    low_r = np.minimum(
+        np.round(np.minimum(open_, close) * lo_ext * scale) / scale, np.minimum(open_r, close_r)
+    )
     lot = np.array([100.0 if e.mic == "XTKS" else 1.0 for e in universe])
     vol_r = np.maximum(np.round(volume / lot), 1.0) * lot
     nan = np.where(active, 1.0, np.nan)
@@ -172,6 +189,8 @@ def simulate_dividends(
                 ex = _business_day_on_or_after(dt.date(year, month, dom)).isoformat()
                 if ex not in pos or np.isnan(close[pos[ex], j]) or amount <= 0.0:
                     continue
-                pay = _business_day_on_or_after(dt.date.fromisoformat(ex) + dt.timedelta(days=lag)).isoformat()
+                pay = _business_day_on_or_after(
+                    dt.date.fromisoformat(ex) + dt.timedelta(days=lag)
+                ).isoformat()
                 rows.append((e.eq_id, ex, pay, amount))
     return rows

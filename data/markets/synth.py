@@ -126,7 +126,9 @@ def _ticker(rng: np.random.Generator, mic: str, stem: str, word: str, taken: set
         s, w = stem.upper(), "".join(c for c in word.upper() if c.isalpha())
         pool = [s[:length], s[: length - 1] + w[0], s[0] + w[: length - 1], s[:2] + w[: length - 2]]
         letters = s + w
-        pool += ["".join(letters[int(i)] for i in rng.integers(0, len(letters), size=length)) for _ in range(50)]
+        pool += [
+            "".join(letters[int(i)] for i in rng.integers(0, len(letters), size=length)) for _ in range(50)
+        ]
         return next(t for t in pool if t not in taken)
     for _ in range(1000):
         t = pool[int(rng.integers(0, len(pool)))]
@@ -155,8 +157,22 @@ def build_universe(rng: np.random.Generator) -> list[Equity]:
         isins.add(isin)
         ccy = EXCHANGE_BY_MIC[c.mic].currency
         equities.append(
-            Equity(FIRST_EQ_ID + i, c.ticker, isin, c.name, c.sector, c.mic, ccy, c.country, c.listed, None,
-                   int(round(c.shares_mn * 1e6)), c.px0, c.px1, c.div_yield)
+            Equity(
+                FIRST_EQ_ID + i,
+                c.ticker,
+                isin,
+                c.name,
+                c.sector,
+                c.mic,
+                ccy,
+                c.country,
+                c.listed,
+                None,
+                int(round(c.shares_mn * 1e6)),
+                c.px0,
+                c.px1,
+                c.div_yield,
+            )
         )
     stems = [h + t for h in NAME_HEADS for t in NAME_TAILS]
     order = rng.permutation(len(stems))
@@ -193,8 +209,22 @@ def build_universe(rng: np.random.Generator) -> list[Equity]:
             shares = int(round(cap_usd * _fx_start(exch.currency) / px0, -3))
             div_yield = 0.0 if rng.random() < 0.3 else float(np.round(rng.uniform(0.005, 0.05), 4))
             equities.append(
-                Equity(FIRST_EQ_ID + len(equities), ticker, isin, name, sector, mic, exch.currency, country,
-                       dalis, daend, shares, px0, None, div_yield)
+                Equity(
+                    FIRST_EQ_ID + len(equities),
+                    ticker,
+                    isin,
+                    name,
+                    sector,
+                    mic,
+                    exch.currency,
+                    country,
+                    dalis,
+                    daend,
+                    shares,
+                    px0,
+                    None,
+                    div_yield,
+                )
             )
             k += 1
     assert all(START_DATE <= (e.daend or END_DATE) <= END_DATE for e in equities)

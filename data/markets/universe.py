@@ -33,6 +33,7 @@ def _c(
     return RealCo(t, n, s, m, c, i, d, p0, p1, sh, y)
 
 
+# fmt: off
 REAL_COMPANIES: list[RealCo] = [
     # --- Nasdaq (USD)
     _c("AAPL", "Apple Inc.", 45, "XNAS", "US", "US037833100", "1980-12-12", 125.0, 270.4, 14900, 0.005),
@@ -192,3 +193,4 @@ SYNTHETIC_COUNT: dict[str, int] = {
     "XNYS": 22, "XNAS": 22, "XTSE": 8, "XLON": 14, "XPAR": 10, "XETR": 10, "XAMS": 5, "XSWX": 6,
     "XTKS": 16, "XHKG": 8, "XASX": 8,
 }
+# fmt: on

@@ -115,7 +115,7 @@ def test_install_embedding_model_is_idempotent(tmp_path: Path) -> None:
 
 
 def test_missing_model_files_raise_with_fix(tmp_path: Path) -> None:
-    with pytest.raises(EmbeddingModelMissingError, match="setup-embeddings"):
+    with pytest.raises(EmbeddingModelMissingError, match="nl2sql setup"):
         OfflineMiniLM(tmp_path / "empty")(["hello"])
 
 
