@@ -81,7 +81,10 @@ class RetrievalSettings(BaseModel):
     embedding_model_dir: Path | None = Field(
         None, description="Folder with the MiniLM ONNX model and tokenizer files; default: chromadb's cache."
     )
-    top_k_tables: int = Field(8, ge=1, description="Tables kept by schema retrieval.")
+    top_k_tables: int = Field(8, ge=1, description="At most this many tables when the schema exceeds the budget.")
+    schema_token_budget: int = Field(
+        2400, ge=200, description="Approximate tokens of schema context; a database that fits is shown whole."
+    )
     top_k_examples: int = Field(3, ge=0, description="Few-shot examples retrieved per question.")
     sample_rows: int = Field(3, ge=0, description="Sample rows per table shown in schema chunks.")
     use_examples: bool = Field(True, description="Retrieve few-shot examples for SQL generation.")

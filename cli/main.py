@@ -131,12 +131,13 @@ def cmd_llm(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of all sub-commands."""
     parser = argparse.ArgumentParser(prog="nl2sql", description="Ask SQL databases questions in plain language.")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log details; include trace in --json")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("-v", "--verbose", action="store_true", help="log details; include trace in --json")
+    common.add_argument("--database", help="SQLAlchemy database URL (default: the demo markets database)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def add(name: str, func: Any, help_text: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help_text)
-        p.add_argument("--database", help="SQLAlchemy database URL (default: the demo markets database)")
+        p = sub.add_parser(name, help=help_text, parents=[common])
         p.set_defaults(func=func)
         return p
 

@@ -1,22 +1,22 @@
-"""SQL generator prompt (single candidate): schema, few-shot examples, dialect rules, question -> JSON."""
+"""SQL generator prompt (single candidate): dialect rules and schema first (a stable prefix the server's
+prompt cache reuses across questions on the same database), then few-shot examples and the question."""
 
 SYSTEM = """You are an expert {dialect} SQL writer for a financial data team. Write ONE {dialect} query that
-answers the question using ONLY the tables and columns shown in the schema.
+answers the question using ONLY the tables and columns of this schema.
 
 Rules:
-- Use only columns that exist in the schema; join tables on the foreign keys shown.
+- Use only columns that exist below; join tables on the foreign keys shown.
 - Copy string values exactly as they appear in the sample rows (same case and spelling).
 - {dialect_rules}
-- Select only the columns the question asks for; no extra explanation columns.
-- "latest"/"last day" means the maximum date present in the data, not today's date.
-- One statement, read-only (SELECT or WITH). No comments.
+- Select only the columns the question asks for.
+- "latest"/"last day"/"current" means the maximum date present in the data, not today's date.
+- One read-only statement (SELECT or WITH). No comments.
+Reply with JSON: {{"sql": "<the query>"}}
 
-Reply with JSON: {{"sql": "<the query>"}}"""
+Schema:
+{schema}"""
 
-USER = """Schema:
-{schema}
-{examples}
-Question: {question}
+USER = """{examples}Question: {question}
 JSON:"""
 
 DIALECT_RULES = {
@@ -27,6 +27,8 @@ DIALECT_RULES = {
     "oracle": "Oracle dialect: use FETCH FIRST n ROWS ONLY (no LIMIT), TO_CHAR/EXTRACT for dates, || for "
     "concatenation; no trailing semicolon.",
 }
+
+EXAMPLES_HEADER = "Similar solved questions:\n"
 
 EXAMPLE = """-- Q: {question}
 {sql}"""

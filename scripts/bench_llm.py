@@ -88,11 +88,15 @@ def main() -> None:
     if server is None:
         print("(d) start-up: reused the server already running at", base_url)
     else:
-        print(f"(d) start-up: child server healthy after {time.perf_counter() - started:.1f} s (incl. model check)")
+        print(
+            f"(d) start-up: child server healthy after {time.perf_counter() - started:.1f} s (incl. model check)"
+        )
     try:
         with httpx.Client(timeout=900, trust_env=False) as client:
             props = client.get(f"{root}/props").json()
-            print(f"    slots={props.get('total_slots')} model={props.get('model_alias') or props.get('model_path')}")
+            print(
+                f"    slots={props.get('total_slots')} model={props.get('model_alias') or props.get('model_path')}"
+            )
             schema = schema_prompt(client, root, args.prompt_tokens)
             user = "List 40 different SQL queries over these tables, one per line."
 
@@ -110,7 +114,9 @@ def main() -> None:
             print(f"(a) {n} concurrent: wall {wall:.1f} s for {total_p} prompt + {total_g} generated tokens")
             for r in results:
                 print(f"      {fmt(r['timings'])}; wall {r['wall_s']:.1f} s")
-            print(f"    aggregate: {total_p / wall:.0f} prompt tok/s + {total_g / wall:.1f} gen tok/s over the wall clock")
+            print(
+                f"    aggregate: {total_p / wall:.0f} prompt tok/s + {total_g / wall:.1f} gen tok/s over the wall clock"
+            )
 
             prefix = f"[run {uuid.uuid4()}] You write SQL.\n{schema}"
             cold = chat(client, root, prefix, "Count the rows of market_table_1.", 20)
@@ -121,7 +127,9 @@ def main() -> None:
 
         from langchain_openai import ChatOpenAI
 
-        llm = ChatOpenAI(base_url=base_url, api_key="x", model=LOCAL_MODEL_NAME, temperature=0, max_tokens=200)  # type: ignore[arg-type]
+        llm = ChatOpenAI(
+            base_url=base_url, api_key="x", model=LOCAL_MODEL_NAME, temperature=0, max_tokens=200
+        )  # type: ignore[arg-type]
         question = f"Tables:\n{schema[:600]}\nQuestion: total volume per ticker in market_table_0."
         t0 = time.perf_counter()
         out = llm.with_structured_output(SqlAnswer, method="json_schema", include_raw=True).invoke(question)

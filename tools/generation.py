@@ -49,16 +49,18 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         return GenerateSQLArgs(
             question=call.question,
             schema_context="\n\n".join(r.text for r in schemas),
-            examples=f"\nSimilar solved questions:\n{examples}\n" if examples else "",
+            examples=f"{prompt.EXAMPLES_HEADER}{examples}\n\n" if examples else "",
         )
 
     def run(self, args: GenerateSQLArgs, ctx: ToolContext) -> ToolResult:
         """One generator call; the SQL is cleaned and checked by the guard in the database's dialect."""
         dialect = ctx.db.dialect
         system = prompt.SYSTEM.format(
-            dialect=dialect, dialect_rules=prompt.DIALECT_RULES.get(dialect, f"{dialect} dialect.")
+            dialect=dialect,
+            dialect_rules=prompt.DIALECT_RULES.get(dialect, f"{dialect} dialect."),
+            schema=args.schema_context,
         )
-        user = prompt.USER.format(schema=args.schema_context, examples=args.examples, question=args.question)
+        user = prompt.USER.format(examples=args.examples, question=args.question)
         answer = invoke_structured(ctx.llms, "generator", chat(system, user), SQLAnswer, ctx.usage)
         sql = clean_sql(answer.sql)
         verdict = guard_sql(sql, dialect)
