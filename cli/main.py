@@ -1,4 +1,4 @@
-"""``nl2sql`` command line: ask, sql, index, eval, setup, llm serve|assemble|verify, demo-db.
+"""``nl2sql`` command line: ask, sql, index, enrich, eval, setup, llm serve|assemble|verify.
 
 Every command accepts ``--database URL`` (a SQLAlchemy URL; default: the demo ``markets`` SQLite file).
 Exit status: 0 success, 1 the command ran but failed (e.g. SQL error), 2 bad usage or setup problem.
@@ -105,6 +105,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return run_eval(args, _settings(args))
 
 
+def cmd_enrich(args: argparse.Namespace) -> int:
+    """LLM descriptions for undocumented tables and columns, into a reviewable YAML file."""
+    from retrieval.enrichment import cmd_enrich as run_enrich
+
+    return run_enrich(args, _settings(args))
+
+
 def cmd_setup(args: argparse.Namespace) -> int:
     """Install the offline embedding model files and generate the demo database (idempotent)."""
     from data.markets.generate import generate
@@ -150,6 +157,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("index", cmd_index, "build the vector indexes of a database")
     p.add_argument("--examples", help="JSONL of {question, sql} few-shot examples")
     p.add_argument("--quiet", action="store_true")
+    p = add("enrich", cmd_enrich, "describe undocumented tables/columns with the LLM (reviewable YAML)")
+    p.add_argument("--out", help="output YAML (default: <db>.enriched.yaml beside a SQLite file)")
+    p.add_argument("--force", action="store_true", help="regenerate pending/rejected entries")
+    p.add_argument("--quiet", action="store_true")
     p = add("eval", cmd_eval, "measure execution accuracy")
     p.add_argument("--dataset", choices=["spider", "demo"], default="demo")
     p.add_argument("--path", help="Spider-format folder (dev.json + database/<db_id>/<db_id>.sqlite)")
@@ -171,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``nl2sql`` console script; returns the exit status."""
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
         return int(args.func(args))
     except (OSError, RuntimeError, ValueError) as exc:  # setup problems: one clear line, no traceback
