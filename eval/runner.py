@@ -55,6 +55,10 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "mean_latency_s": mean("latency_s"), "llm_calls_per_q": mean("llm_calls"),
         "prompt_tokens_per_q": mean("prompt_tokens"), "completion_tokens_per_q": mean("completion_tokens"),
         "planner_fallback_share": round(sum(r["plan_source"] == "fallback" for r in rows) / max(1, len(rows)), 3),
+        "ex_by_category": {
+            cat: round(statistics.fmean(r["ex"] for r in rows if r["category"] == cat), 3)
+            for cat in sorted({r["category"] for r in rows if r["category"]})
+        },
     }
 
 
@@ -72,8 +76,13 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
             update={"use_examples": False})})
     deps_by_db: dict[str, tuple[AgentDeps, Any]] = {}
     base: AgentDeps | None = None
-    rows: list[dict[str, Any]] = []
-    for item in tqdm(items, desc="eval", unit="q"):
+    log_path = Path(args.json_out).with_suffix(".jsonl") if args.json_out else None
+    done = _load_done(log_path)
+    rows: list[dict[str, Any]] = [done[it.qid] for it in items if it.qid in done]
+    todo = [it for it in items if it.qid not in done]
+    if done:
+        print(f"resuming: {len(rows)} questions already answered in {log_path}")
+    for item in tqdm(todo, desc="eval", unit="q"):
         if item.database_url not in deps_by_db:
             db_settings = settings.with_database(item.database_url)
             if base is None:
@@ -85,12 +94,24 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
             ensure_indexed(deps.db, deps.store, examples)
             deps_by_db[item.database_url] = (deps, build_graph(deps))
         deps, graph = deps_by_db[item.database_url]
-        rows.append(score_item(item, ask(deps, item.question, graph=graph), deps.db))
+        row = score_item(item, ask(deps, item.question, graph=graph), deps.db)
+        rows.append(row)
+        if log_path:
+            with log_path.open("a") as fh:
+                fh.write(json.dumps(row, default=str) + "\n")
     summary = summarize(rows)
     print(json.dumps(summary, indent=2))
     if args.json_out:
         Path(args.json_out).write_text(json.dumps({"summary": summary, "questions": rows}, indent=2, default=str))
     return 0
+
+
+def _load_done(path: Path | None) -> dict[str, dict[str, Any]]:
+    """Per-question results already written to ``path`` (one JSON object per line), by question id."""
+    if path is None or not path.exists():
+        return {}
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return {r["qid"]: r for r in rows}
 
 
 def _examples_for(item: EvalItem) -> Path | None:
