@@ -88,6 +88,20 @@ class RetrievalSettings(BaseModel):
     top_k_examples: int = Field(3, ge=0, description="Few-shot examples retrieved per question.")
     sample_rows: int = Field(3, ge=0, description="Sample rows per table shown in schema chunks.")
     use_examples: bool = Field(True, description="Retrieve few-shot examples for SQL generation.")
+    sensitive_patterns: list[str] = Field(
+        default_factory=lambda: [
+            r"e_?mail",
+            r"phone|mobile|(^|_)fax($|_)",
+            r"(first|last|full|given|middle|maiden|family|sur|fore|nick|contact|person|user|employee|"
+            r"patient|student)_?name|(^|_)(emp|[fl])_?name($|_)",
+            r"birth|(^|_)dob($|_)",
+            r"address(?!_?id)|(^|_)addr(\d|_|$)|street|postal|post_?code|(^|_)zip",
+            r"(^|_)ssn($|_)|social_?security|passport|(^|_)iban($|_)|(account|acct)_?(number|no|num)($|_)|"
+            r"(^|_)card($|_)|card_?(number|no|num)|national_?id|tax_?id",
+        ],
+        description="Regexes (case-insensitive, matched against a column's name and its snake_case form) of "
+        "columns whose values are masked in sample rows and profiles (personal data).",
+    )
 
 
 class Settings(BaseSettings):

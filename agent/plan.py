@@ -14,7 +14,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-ToolName = Literal["retrieve_schema", "retrieve_examples", "generate_sql", "execute_sql"]
+ToolName = Literal[
+    "retrieve_schema", "retrieve_examples", "search_values", "table_insights", "generate_sql", "execute_sql"
+]
 """Tools a plan step may call (the organizer runs in the solve node, after the plan)."""
 
 TOOL_NAMES: tuple[str, ...] = ToolName.__args__  # type: ignore[attr-defined]
@@ -55,7 +57,7 @@ def validate_plan(plan: Plan) -> None:
 
     Rules: ids are ``#E1..#En`` in order; references point only to earlier steps; every ``generate_sql``
     references a ``retrieve_schema`` step; every ``execute_sql`` references a ``generate_sql`` step; the plan
-    generates and executes SQL at least once.
+    generates and executes SQL at least once. ``table_insights`` also needs the schema.
 
     Raises:
         PlanError: naming the first rule broken.
@@ -69,8 +71,8 @@ def validate_plan(plan: Plan) -> None:
         if unknown:
             raise PlanError(f"{step.id} references {', '.join(unknown)}, which is not an earlier step")
         ref_tools = {tools_by_id[r] for r in refs}
-        if step.tool == "generate_sql" and "retrieve_schema" not in ref_tools:
-            raise PlanError(f"{step.id} generates SQL without referencing a retrieve_schema step")
+        if step.tool in ("generate_sql", "table_insights") and "retrieve_schema" not in ref_tools:
+            raise PlanError(f"{step.id} ({step.tool}) does not reference a retrieve_schema step")
         if step.tool == "execute_sql" and "generate_sql" not in ref_tools:
             raise PlanError(f"{step.id} executes SQL without referencing a generate_sql step")
         tools_by_id[step.id] = step.tool
@@ -90,13 +92,13 @@ def resolve_refs(text: str, lookup: Callable[[str], str]) -> str:
 def default_plan(question: str, *, use_examples: bool = True) -> Plan:
     """The standard plan used when the planner's plan is missing or invalid.
 
-    ``#E1`` schema retrieval, ``#E2`` example retrieval (when enabled), then SQL generation and execution.
+    Schema retrieval, example retrieval (when enabled), value search, then SQL generation and execution.
     """
     steps = [PlanStep(id="#E1", tool="retrieve_schema", input=question, description="relevant tables")]
-    context = "#E1"
     if use_examples:
         steps.append(PlanStep(id="#E2", tool="retrieve_examples", input=question, description="similar SQL"))
-        context = "#E1 #E2"
+    steps.append(PlanStep(id=f"#E{len(steps) + 1}", tool="search_values", input=question, description="values"))
+    context = " ".join(s.id for s in steps)
     n = len(steps)
     steps.append(
         PlanStep(

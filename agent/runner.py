@@ -16,6 +16,8 @@ from retrieval.store import ChromaStore, VectorStore
 from tools.examples import RetrieveExamplesTool
 from tools.execution import ExecuteSQLTool
 from tools.generation import GenerateSQLTool
+from tools.insights import TableInsightsTool
+from tools.referential import SearchValuesTool
 from tools.registry import ToolRegistry
 from tools.schema_retrieval import RetrieveSchemaTool
 
@@ -24,7 +26,8 @@ MAX_QUESTION_CHARS = 2000
 
 def default_registry() -> ToolRegistry:
     """The worker tools a plan may call."""
-    return ToolRegistry([RetrieveSchemaTool(), RetrieveExamplesTool(), GenerateSQLTool(), ExecuteSQLTool()])
+    return ToolRegistry([RetrieveSchemaTool(), RetrieveExamplesTool(), SearchValuesTool(), TableInsightsTool(),
+                         GenerateSQLTool(), ExecuteSQLTool()])
 
 
 def open_store(settings: Settings) -> ChromaStore:

@@ -16,7 +16,7 @@ Reply with JSON: {{"sql": "<the query>"}}
 Schema:
 {schema}"""
 
-USER = """{examples}Question: {question}
+USER = """{examples}{values}{insights}Question: {question}
 JSON:"""
 
 DIALECT_RULES = {
@@ -29,6 +29,10 @@ DIALECT_RULES = {
 }
 
 EXAMPLES_HEADER = "Similar solved questions:\n"
+
+VALUES_HEADER = "Database values for names in the question (use these exact values and ids):\n"
+
+INSIGHTS_HEADER = "Analysis of the question:\n"
 
 EXAMPLE = """-- Q: {question}
 {sql}"""

@@ -8,17 +8,20 @@ Tools:
 Rules:
 - Steps are numbered #E1, #E2, ... in order. A step's input may use the result of an EARLIER step by
   writing its id (e.g. "#E1").
-- retrieve_schema and retrieve_examples take a short search query (keywords of the question).
-- generate_sql takes the question and MUST reference the retrieve_schema step (and the examples step).
-- execute_sql takes only the id of the generate_sql step, e.g. "#E3".
-- Keep descriptions to a few words.
+- Always start with retrieve_schema (input: keywords of the question).
+- Use retrieve_examples (input: the question).
+- Use search_values when the question names companies, tickers, places, codes or other values.
+- Use table_insights only for vague or complex questions (input: the question plus the schema id).
+- generate_sql takes the ids of the earlier steps; execute_sql takes only the generate_sql id.
+- Omit descriptions or keep them to one word.
 
-Example for "Which customers spent most in 2023?":
+Example for "What did Acme Corp invoice in 2023?":
 {{"steps": [
- {{"id": "#E1", "tool": "retrieve_schema", "input": "customers spending invoices 2023", "description": "tables"}},
- {{"id": "#E2", "tool": "retrieve_examples", "input": "top customers by total spent", "description": "examples"}},
- {{"id": "#E3", "tool": "generate_sql", "input": "Which customers spent most in 2023? #E1 #E2", "description": "SQL"}},
- {{"id": "#E4", "tool": "execute_sql", "input": "#E3", "description": "run"}}]}}"""
+ {{"id": "#E1", "tool": "retrieve_schema", "input": "invoices customers 2023"}},
+ {{"id": "#E2", "tool": "retrieve_examples", "input": "What did Acme Corp invoice in 2023?"}},
+ {{"id": "#E3", "tool": "search_values", "input": "Acme Corp"}},
+ {{"id": "#E4", "tool": "generate_sql", "input": "#E1 #E2 #E3"}},
+ {{"id": "#E5", "tool": "execute_sql", "input": "#E4"}}]}}"""
 
 USER = """{history}Question: {question}
 JSON plan:"""

@@ -3,7 +3,9 @@
 Catalog data comes from the SQLAlchemy inspector, or on Oracle from the ``ALL_*`` dictionary views of
 the current schema. Missing comments are filled from a YAML metadata file
 (``tables: {TABLE: {description: str, columns: {COL: comment}}}``); for SQLite the sidecar
-``<stem>.metadata.yaml`` next to the database file is used when present.
+``<stem>.metadata.yaml`` next to the database file is used when present. Remaining gaps may be filled from
+LLM-generated descriptions (:mod:`retrieval.enrichment`); optionally columns are profiled
+(:mod:`retrieval.profiling`) and sensitive values masked (:mod:`retrieval.masking`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from sqlalchemy.types import NullType
 from sqlglot.dialects.dialect import Dialect
 
 from retrieval.database import Database, format_cell
+from retrieval.masking import mask_table
+from retrieval.profiling import attach_profiles
 from retrieval.schema_types import ColumnInfo, ForeignKey, TableInfo
 
 _RESERVED = frozenset({  # quoted in DDL: reserved (or risky) in at least one supported dialect
@@ -34,13 +38,28 @@ _RESERVED = frozenset({  # quoted in DDL: reserved (or risky) in at least one su
 _DATE_TYPE_RE = re.compile(r"DATE|TIMESTAMP")
 
 
-def read_schema(db: Database, *, sample_rows: int = 5, metadata_path: Path | None = None) -> list[TableInfo]:
+def read_schema(
+    db: Database,
+    *,
+    sample_rows: int = 5,
+    metadata_path: Path | None = None,
+    profile: bool = False,
+    sensitive_patterns: list[str] | None = None,
+    enriched_path: Path | None = None,
+    use_enriched: bool = True,
+) -> list[TableInfo]:
     """All tables and views of ``db`` as :class:`TableInfo`, sorted as the catalog lists them.
 
     ``sample_rows`` rows per table are fetched through :meth:`Database.run_query` (latest first when a
     date-like column exists; 0 disables). Comments missing in the database are taken from the YAML file
-    at ``metadata_path`` (default: the SQLite sidecar, if any). Raises FileNotFoundError when
-    ``metadata_path`` is given but missing, and the driver's error when the catalog cannot be read.
+    at ``metadata_path`` (default: the SQLite sidecar ``<stem>.metadata.yaml``, if any). Then, with
+    ``use_enriched``, gaps still left are filled from the generated descriptions at ``enriched_path``
+    (default: the SQLite sidecar ``<stem>.enriched.yaml``; a missing file is ignored), skipping entries whose
+    review status is "rejected" (:func:`retrieval.enrichment.merge_enriched`): human text always wins.
+    ``profile=True`` attaches :class:`ColumnProfile` statistics (:func:`retrieval.profiling.attach_profiles`);
+    ``sensitive_patterns`` (regexes) mask the values of matching columns in sample rows and profiles
+    (:func:`retrieval.masking.mask_table`). Raises FileNotFoundError when ``metadata_path`` is given but
+    missing, ValueError for a malformed enriched file, and the driver's error when the catalog cannot be read.
     """
     if db.sqlite_path is not None and not db.sqlite_path.is_file():
         raise FileNotFoundError(f"Database file not found: {db.sqlite_path}")
@@ -56,9 +75,20 @@ def read_schema(db: Database, *, sample_rows: int = 5, metadata_path: Path | Non
         metadata_path = sidecar if sidecar.is_file() else None
     if metadata_path is not None:
         merge_metadata(tables, load_metadata(metadata_path))
+    if use_enriched and enriched_path is None and db.sqlite_path is not None:
+        enriched_path = db.sqlite_path.with_name(f"{db.sqlite_path.stem}.enriched.yaml")
+    if use_enriched and enriched_path is not None and enriched_path.is_file():
+        # imported here: enrichment imports this module and the LLM stack
+        from retrieval.enrichment import load_enriched, merge_enriched
+
+        merge_enriched(tables, load_enriched(enriched_path))
     if sample_rows > 0:
         for table in tables:
             table.sample_rows = fetch_sample_rows(db, table, sample_rows)
+    if profile:
+        attach_profiles(db, tables)
+    if sensitive_patterns:
+        tables = [mask_table(t, sensitive_patterns) for t in tables]
     return tables
 
 

@@ -7,14 +7,39 @@ from typing import Any
 
 
 @dataclass
+class ColumnProfile:
+    """Statistics of one column's data (see :func:`retrieval.profiling.profile_table`).
+
+    ``kind`` is "number", "date" (DATE/TIMESTAMP values or text 'YYYY-MM-DD[ HH:MM[:SS]]'), "text" or
+    "other" (binary/LOB columns: only nulls are counted). ``row_count`` is the table's row count;
+    ``null_share`` the fraction of NULLs (0..1; 0 for an empty table); ``distinct_count`` the number of
+    distinct non-NULL values (None when not computed); ``min``/``max`` the smallest/largest value for
+    numbers and dates (None otherwise); ``top_values`` the most frequent ``(value, count)`` pairs, most
+    frequent first, for low-cardinality text columns ([] otherwise). ``masked`` is True once
+    :func:`retrieval.masking.mask_table` replaced the values of a sensitive column.
+    """
+
+    kind: str = "other"
+    row_count: int = 0
+    null_share: float = 0.0
+    distinct_count: int | None = None
+    min: Any = None
+    max: Any = None
+    top_values: list[tuple[Any, int]] = field(default_factory=list)
+    masked: bool = False
+
+
+@dataclass
 class ColumnInfo:
-    """One column: name, SQL type as text, nullability, primary-key flag and documentation."""
+    """One column: name, SQL type as text, nullability, primary-key flag, documentation and, optionally,
+    a data profile (:class:`ColumnProfile`, attached by ``read_schema(profile=True)``)."""
 
     name: str
     type: str
     nullable: bool = True
     primary_key: bool = False
     comment: str | None = None
+    profile: ColumnProfile | None = None
 
 
 @dataclass

@@ -1,10 +1,11 @@
 """Vector store abstraction and its Chroma implementation.
 
-Three collections hold the retrieval indexes (all cosine space):
+Four collections hold the retrieval indexes (all cosine space):
 
 * ``description_index`` - one short description document per table (stage 1 of table retrieval);
 * ``schemas_index`` - one DDL + sample-rows document per table, same ids (stage 2);
-* ``examples_index`` - question/SQL few-shot pairs; the document is the question.
+* ``examples_index`` - question/SQL few-shot pairs; the document is the question;
+* ``values_index`` - distinct values of identifier and low-cardinality text columns (:mod:`retrieval.values`).
 
 Several databases share the collections: every record carries metadata ``"db"`` (``Database.key``) and callers
 filter on it with ``where={"db": key}``.
@@ -24,7 +25,8 @@ from chromadb.config import Settings as ChromaSettings
 DESCRIPTION_INDEX = "description_index"
 SCHEMAS_INDEX = "schemas_index"
 EXAMPLES_INDEX = "examples_index"
-COLLECTIONS: tuple[str, ...] = (DESCRIPTION_INDEX, SCHEMAS_INDEX, EXAMPLES_INDEX)
+VALUES_INDEX = "values_index"
+COLLECTIONS: tuple[str, ...] = (DESCRIPTION_INDEX, SCHEMAS_INDEX, EXAMPLES_INDEX, VALUES_INDEX)
 
 Metadata = dict[str, str | int | float | bool | None]
 Where = dict[str, Any]

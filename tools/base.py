@@ -19,7 +19,7 @@ from agent.llm import LLMProvider, UsageLog
 from retrieval.database import Database
 from retrieval.store import VectorStore
 
-ResultKind = Literal["schema", "examples", "sql", "rows", "text", "error"]
+ResultKind = Literal["schema", "examples", "values", "insights", "sql", "rows", "chart", "text", "error"]
 
 
 class ToolResult(BaseModel):

@@ -1,22 +1,37 @@
 """Schema retrieval tool: the tables (DDL, comments, sample rows) relevant to a question, within a token budget.
 
-First version of the two-stage Table Schema Retriever: stage 1 ranks tables on ``description_index``,
-stage 2 attaches their chunks from ``schemas_index``. Chosen tables are emitted in a canonical (alphabetical)
-order so that, for a given database, the schema prompt is a stable prefix the LLM server's prompt cache reuses;
-a database whose whole schema fits the budget is shown whole (perfect recall, and the same prefix every time).
+Two-stage Table Schema Retriever: stage 1 ranks tables by hybrid search (dense + BM25, reciprocal rank fusion;
+:mod:`retrieval.retrievers`), stage 2 attaches their chunks from ``schemas_index`` plus the *bridge* tables
+needed to join them along foreign keys (:mod:`retrieval.joins`). A bridge is budgeted together with the ranked
+table that needs it, so it is never dropped in favour of a lower-ranked table. Chosen tables are emitted in a
+canonical (alphabetical) order so that, for a given database, the schema prompt is a stable prefix the LLM
+server's prompt cache reuses; a database whose whole schema fits the budget is shown whole (perfect recall, and
+the same prefix every time). Join paths between the best-ranked tables follow the schema as SQL comments (they
+vary per question, so they come last and leave the prefix intact).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from pydantic import BaseModel, Field
 
-from retrieval.retrievers import TableHit, retrieve_tables
+from retrieval.hybrid import load_catalog
+from retrieval.joins import JoinGraph, bridge_tables, join_paths
+from retrieval.retrievers import TableHit, rank_tables
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
 
 CHARS_PER_TOKEN = 3.5
 """Rough characters per token of DDL-like text (Qwen/OpenAI tokenizers), for budgeting only."""
+
+JOIN_PATH_TABLES = 3
+"""Join paths are drawn between at most this many best-ranked chosen tables (plus the bridges they need)..."""
+
+JOIN_SCORE_RATIO = 0.6
+"""...whose fused score is at least this fraction of the best one. With RRF (k=60) a table ranked first by both
+rankings scores ~0.033 and one found by a single ranking at most ~0.016, so single-table questions (one clear
+winner) get no join hints."""
 
 
 def estimate_tokens(text: str) -> int:
@@ -24,33 +39,72 @@ def estimate_tokens(text: str) -> int:
     return int(len(text) / CHARS_PER_TOKEN) + 1
 
 
-def select_within_budget(ranked: list[TableHit], k: int, budget: int) -> list[TableHit]:
-    """All of ``ranked`` when they fit ``budget`` tokens; else the best-ranked ones that fit, at most ``k``
-    (always at least one). Returned in canonical order (by table name, case-insensitive)."""
-    if sum(estimate_tokens(h.schema_document) for h in ranked) <= budget:
-        chosen = list(ranked)
-    else:
-        chosen, used = [], 0
-        for hit in ranked:
-            cost = estimate_tokens(hit.schema_document)
-            if chosen and (used + cost > budget or len(chosen) >= k):
-                continue
-            chosen.append(hit)
-            used += cost
-    return sorted(chosen, key=lambda h: h.name.lower())
+def select_within_budget(
+    ranked: list[TableHit],
+    k: int,
+    budget: int,
+    *,
+    graph: JoinGraph | None = None,
+    lookup: Callable[[str], TableHit] | None = None,
+) -> list[TableHit]:
+    """Tables to show, in canonical order (by name, case-insensitive).
+
+    All of ``ranked`` when they fit ``budget`` tokens (plus, budget permitting, bridges of the top ``k`` that a
+    truncated ranking lacks); else, best first, each ranked table together with the
+    bridge tables that join it to those already chosen (``graph`` and ``lookup``, which turns a name into a
+    ``bridge=True`` hit), skipping what does not fit, at most ``k`` ranked tables (bridges do not count) and
+    always at least one. A table whose bridges do not fit is taken alone when it fits.
+    """
+    costs = {h.name: estimate_tokens(h.schema_document) for h in ranked}
+    used = sum(costs.values())
+    if used <= budget:  # everything ranked fits; add bridges of the top k missing from a truncated ranking
+        chosen_all = {h.name: h for h in ranked}
+        if graph is not None and lookup is not None:
+            for name in bridge_tables([h.name for h in ranked[:k]], graph):
+                bridge = lookup(name)
+                if name not in chosen_all and used + estimate_tokens(bridge.schema_document) <= budget:
+                    chosen_all[name] = bridge
+                    used += estimate_tokens(bridge.schema_document)
+        return sorted(chosen_all.values(), key=lambda h: h.name.lower())
+    chosen: dict[str, TableHit] = {}
+    terminals: list[str] = []
+    used = 0
+    for hit in ranked:
+        if len(terminals) >= k:
+            break
+        if hit.name in chosen:  # came in earlier as a bridge: now it counts as a ranked table
+            chosen[hit.name] = hit
+            terminals.append(hit.name)
+            continue
+        extra: list[TableHit] = []
+        if graph is not None and lookup is not None and terminals:
+            extra = [lookup(b) for b in bridge_tables([*terminals, hit.name], graph) if b not in chosen]
+        for candidate in (extra, []):
+            cost = costs[hit.name] + sum(estimate_tokens(b.schema_document) for b in candidate)
+            if not chosen or used + cost <= budget:
+                chosen.update({b.name: b for b in candidate} | {hit.name: hit})
+                terminals.append(hit.name)
+                used += cost
+                break
+            if not candidate:
+                break
+    return sorted(chosen.values(), key=lambda h: h.name.lower())
 
 
 class RetrieveSchemaArgs(BaseModel):
-    """Search query (keywords), the table cap and the token budget."""
+    """Search query (keywords), the table cap, the token budget and whether to append join paths."""
 
     query: str = Field(min_length=1, max_length=2000)
     k: int = Field(8, ge=1, le=50)
     budget: int = Field(2400, ge=100)
+    join_hints: bool = True
 
 
 class RetrieveSchemaTool(Tool[RetrieveSchemaArgs]):
-    """Returns ``kind="schema"``: ``text`` is the schema context for SQL generation; ``value`` has
-    ``tables`` (chosen, canonical order), ``ranking`` (name, score) and ``tokens`` (estimate)."""
+    """Returns ``kind="schema"``: ``text`` is the schema context for SQL generation (then join paths as
+    ``--`` comments); ``value`` has ``tables`` (chosen, canonical order), ``bridges`` (subset added to join),
+    ``join_paths`` (``"A.x = B.y"`` lines), ``ranking`` (name, fused score), ``tokens`` (estimate) and
+    ``snapshot`` (index snapshot id, for the trace)."""
 
     name = "retrieve_schema"
     description = "find the tables and columns relevant to a search query (input: keywords)"
@@ -58,32 +112,51 @@ class RetrieveSchemaTool(Tool[RetrieveSchemaArgs]):
 
     def build_args(self, call: ToolCall, ctx: ToolContext) -> RetrieveSchemaArgs:
         """Query = the question plus the planner's keywords (when they differ from the question)."""
-        query = call.input.strip()
-        if not query or query == call.question:
-            query = call.question
-        else:
-            query = f"{call.question} {query}"
+        keywords = call.input.strip()
+        query = call.question if keywords in ("", call.question) else f"{call.question} {keywords}"
         cfg = ctx.settings.retrieval
         return RetrieveSchemaArgs(query=query, k=cfg.top_k_tables, budget=cfg.schema_token_budget)
 
     def run(self, args: RetrieveSchemaArgs, ctx: ToolContext) -> ToolResult:
-        """Rank tables, keep what fits the budget, join their schema chunks; fails when there is no index."""
+        """Rank tables, keep what fits the budget (with bridges), join their schema chunks; fails when there
+        is no index."""
         started = time.perf_counter()
-        ranked = retrieve_tables(ctx.store, ctx.db.key, args.query, max(3 * args.k, 30))
-        if not ranked:
+        catalog = load_catalog(ctx.store, ctx.db.key)
+        ranked = rank_tables(ctx.store, catalog, args.query, max(3 * args.k, 30)) if catalog else []
+        if catalog is None or not ranked:
             return ToolResult.failure(
                 f"no schema index for database '{ctx.db.key}': run `nl2sql index` first",
                 time.perf_counter() - started,
             )
-        chosen = select_within_budget(ranked, args.k, args.budget)
+
+        def lookup(name: str) -> TableHit:
+            return TableHit(name, 0.0, catalog.schema_doc(name), bridge=True)
+
+        chosen = select_within_budget(ranked, args.k, args.budget, graph=catalog.graph, lookup=lookup)
+        shown = {h.name for h in chosen}
+        floor = JOIN_SCORE_RATIO * ranked[0].score
+        best = [h.name for h in ranked if h.name in shown and h.score >= floor][:JOIN_PATH_TABLES]
+        paths = join_paths(best, catalog.graph) if args.join_hints else []
+        paths = [p for p in paths if all(t in shown for t in _tables_of(p))]
         text = "\n\n".join(h.schema_document for h in chosen)
+        if paths:
+            text += "\n\n-- Join paths between the most relevant tables (use only when needed):\n"
+            text += "\n".join(f"-- {p}" for p in paths)
         return ToolResult(
             ok=True,
             kind="schema",
             text=text,
             value={
                 "tables": [h.name for h in chosen],
+                "bridges": [h.name for h in chosen if h.bridge],
+                "join_paths": paths,
                 "ranking": [[h.name, round(h.score, 4)] for h in ranked[: 2 * args.k]],
                 "tokens": estimate_tokens(text),
+                "snapshot": catalog.snapshot,
             },
         )
+
+
+def _tables_of(path: str) -> set[str]:
+    """Table names on the left of each ``T.col`` in a join-path line."""
+    return {tok.rsplit(".", 1)[0] for tok in path.replace("(", " ").replace(")", " ").split() if "." in tok}

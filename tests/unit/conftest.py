@@ -13,6 +13,7 @@ from retrieval.database import Database
 from retrieval.embeddings import OfflineMiniLM, install_embedding_model
 from retrieval.indexing import build_indexes
 from retrieval.store import ChromaStore
+from retrieval.values import index_values
 
 SHOP_SQL = """
 CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, country TEXT);
@@ -56,4 +57,5 @@ def shop_store(shop_settings: Settings, embedding_function: OfflineMiniLM) -> It
     db = Database.from_settings(shop_settings)
     build_indexes(db, store, examples=[{"question": "How many orders are there?",
                                         "sql": "SELECT COUNT(*) FROM orders"}], progress=False)
+    index_values(db, store, settings=shop_settings)
     yield store

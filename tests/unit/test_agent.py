@@ -114,3 +114,15 @@ def test_missing_index_is_explained(tmp_path: Path, shop_settings: Settings, emb
     empty_store = ChromaStore(tmp_path / "empty-chroma", embedding_function)
     out, _ = _ask(shop_settings, empty_store, "How many customers are from Brazil?")
     assert out["status"] == "error" and "nl2sql index" in out["answer"]
+
+
+def test_default_plan_resolves_values_for_the_generator(shop_settings: Settings, shop_store: ChromaStore) -> None:
+    out, models = _ask(shop_settings, shop_store, "How many orders did Caio place?", planner="invalid",
+                       sql={"sql": "SELECT COUNT(*) FROM orders o JOIN customers c ON c.id = o.customer_id "
+                                   "WHERE c.name = 'Caio'"})
+    assert out["plan_source"] == "fallback"
+    assert [s["tool"] for s in out["plan"]] == ["retrieve_schema", "retrieve_examples", "search_values",
+                                                 "generate_sql", "execute_sql"]
+    prompt = _prompt_text(models["generator"].prompts[0])
+    assert "customers.name = 'Caio'" in prompt
+    assert out["rows"] == [[0]]

@@ -1,0 +1,18 @@
+"""Table-insights prompt: before SQL is written, say briefly which tables, columns, joins and filters answer
+the question. Schema first (a stable prefix the server's prompt cache reuses), then resolved values and the
+question. Output is short on purpose: every output token of the local model costs ~60 ms."""
+
+SYSTEM = """You are a data analyst planning a {dialect} query. Using ONLY tables and columns of the schema
+below, say briefly how to answer the question: the tables needed, the key columns (TABLE.COLUMN), the join
+conditions (foreign keys), the filters with exact values (copy resolved values exactly) and a one-sentence
+strategy; restate the question precisely. Do not write SQL. Keep every item short.
+Reply with JSON: {{"relevant_tables": [...], "key_columns": [...], "join_paths": ["A.x = B.y"],
+"filters": ["TABLE.COLUMN = 'value'"], "strategy": "...", "clarified_question": "..."}}
+
+Schema:
+{schema}"""
+
+USER = """{values}Question: {question}
+JSON:"""
+
+VALUES_HEADER = "Resolved values (mention -> exact database value):\n"

@@ -1,0 +1,218 @@
+"""LLM metadata enrichment with a scripted fake model: gaps described, provenance, resume, errors, merge."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import re
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from langchain_core.messages import BaseMessage
+
+from agent.configuration import Settings
+from agent.llm import LLMProvider, UsageLog
+from agent.testing import ScriptedChatModel
+from retrieval import enrichment
+from retrieval.database import Database
+from retrieval.enrichment import cmd_enrich, dump_enriched, enrich, load_enriched
+from retrieval.schema_reader import read_schema
+
+SCHEMA = """
+CREATE TABLE trades (trade_id INTEGER PRIMARY KEY, desk_id INTEGER REFERENCES desks (desk_id), px REAL,
+                     qty INTEGER, trade_dt TEXT, client_email TEXT);
+CREATE TABLE desks (desk_id INTEGER PRIMARY KEY, desk_nm TEXT);
+CREATE TABLE venues (mic TEXT PRIMARY KEY, venue_name TEXT);
+INSERT INTO desks VALUES (1, 'Rates'), (2, 'Equities');
+INSERT INTO venues VALUES ('XNYS', 'New York Stock Exchange');
+INSERT INTO trades VALUES (1, 1, 101.5, 10, '2024-01-02', 'alice@fund.example'),
+                          (2, 2, 99.0, 5, '2024-01-03', 'bob@fund.example');
+"""
+METADATA = """
+tables:
+  desks:
+    description: Trading desks of the fund.
+    columns:
+      desk_id: Desk identifier.
+  venues:
+    description: Trading venues.
+    columns:
+      mic: Market identifier code.
+      venue_name: Venue name.
+  trades:
+    columns:
+      px: Trade price in USD.
+"""
+TODAY = dt.date(2025, 1, 2)
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Database:
+    path = tmp_path / "fund.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(SCHEMA)
+    conn.close()
+    (tmp_path / "fund.metadata.yaml").write_text(METADATA, encoding="utf-8")
+    return Database(f"sqlite:///{path}")
+
+
+def _user(messages: list[BaseMessage]) -> str:
+    return str(messages[-1].content)
+
+
+def script(broken: str | None = None):  # type: ignore[no-untyped-def]
+    """A script answering table-summary and column prompts; ``broken`` table gets malformed JSON."""
+
+    def reply(messages: list[BaseMessage]) -> Any:
+        user = _user(messages)
+        table = re.search(r"^Table: (\S+)", user, re.M).group(1)  # type: ignore[union-attr]
+        if table == broken:
+            return "{not json"
+        if "Summarise ONE table" in str(messages[0].content):
+            return {"summary": f"Summary of {table}: one row per thing."}
+        names = re.findall(r"^- (\S+) ", user.split("Describe these columns", 1)[1], re.M)
+        return {"columns": [{"name": n, "description": f"About {n}."} for n in names] + [
+            {"name": "no_such_column", "description": "ignored"}]}
+
+    return reply
+
+
+def _run(db: Database, out: Path, fake: ScriptedChatModel, **kwargs: Any) -> tuple[enrichment.EnrichReport,
+                                                                                    UsageLog]:
+    settings = Settings(database_url=db.url, local_llm={"auto_start": False})
+    llms = LLMProvider(settings, overrides={"generator": fake})
+    usage = UsageLog()
+    report = enrich(db, llms, out, usage=usage, progress=False, model_name="fake-model", today=TODAY, **kwargs)
+    return report, usage
+
+
+def test_gaps_described_with_provenance(db: Database, tmp_path: Path) -> None:
+    fake = ScriptedChatModel(script=script())
+    out = tmp_path / "out.enriched.yaml"
+    report, usage = _run(db, out, fake)
+
+    data = load_enriched(out)
+    assert set(data["tables"]) == {"desks", "trades"}  # venues is fully documented
+    trades = data["tables"]["trades"]
+    assert trades["description"] == {"text": "Summary of trades: one row per thing.", "status": "pending",
+                                     "model": "fake-model", "generated": "2025-01-02"}
+    assert set(trades["columns"]) == {"trade_id", "desk_id", "qty", "trade_dt", "client_email"}  # not px
+    assert trades["columns"]["qty"] == {"text": "About qty.", "status": "pending", "model": "fake-model",
+                                        "generated": "2025-01-02"}
+    desks = data["tables"]["desks"]
+    assert desks["description"] is None and set(desks["columns"]) == {"desk_nm"}  # human text untouched
+    assert report.tables_described == ["trades"] and report.columns_described == 6
+    assert report.tables_skipped == 1 and report.errors == {}
+    assert usage.totals()["llm_calls"] == 3  # trades summary + trades columns + desks columns
+    prompts = "\n".join(str(m.content) for p in fake.prompts for m in p)
+    assert "alice@fund.example" not in prompts and "<masked>" in prompts  # sample rows are masked
+    assert "Trade price in USD." in prompts  # human comments give context
+
+
+def test_resumable_second_run_makes_no_calls(db: Database, tmp_path: Path) -> None:
+    out = tmp_path / "out.yaml"
+    _run(db, out, ScriptedChatModel(script=script()))
+    first = out.read_bytes()
+    again = ScriptedChatModel(script=script())
+    report, usage = _run(db, out, again)
+    assert again.prompts == [] and usage.calls == [] and report.tables_skipped == 3
+    assert out.read_bytes() == first
+
+
+def test_force_regenerates_pending_and_rejected_only(db: Database, tmp_path: Path) -> None:
+    out = tmp_path / "out.yaml"
+    _run(db, out, ScriptedChatModel(script=script()))
+    raw = yaml.safe_load(out.read_text())
+    raw["tables"]["trades"]["columns"]["qty"].update(status="approved", text="Quantity in shares.")
+    raw["tables"]["trades"]["columns"]["trade_dt"].update(status="rejected", text="Nonsense.")
+    out.write_text(yaml.safe_dump(raw))
+    fake = ScriptedChatModel(script=script())
+    _run(db, out, fake, force=True)
+    cols = load_enriched(out)["tables"]["trades"]["columns"]
+    assert cols["qty"]["text"] == "Quantity in shares." and cols["qty"]["status"] == "approved"
+    assert cols["trade_dt"] == {"text": "About trade_dt.", "status": "pending", "model": "fake-model",
+                                "generated": "2025-01-02"}
+    assert fake.prompts and "- qty " not in _user(fake.prompts[-1])
+
+
+@pytest.mark.parametrize(("broken", "ok"), [("trades", "desks"), ("desks", "trades")])
+def test_malformed_reply_recorded_and_others_enriched(db: Database, tmp_path: Path, broken: str,
+                                                      ok: str) -> None:
+    out = tmp_path / "out.yaml"
+    report, usage = _run(db, out, ScriptedChatModel(script=script(broken=broken)))
+    assert set(report.errors) == {broken} and "generator call failed" in report.errors[broken]
+    assert set(load_enriched(out)["tables"]) == {ok}  # nothing (not even an empty entry) for the failure
+    assert "venues" not in out.read_text()
+    assert any(not c.ok for c in usage.calls)
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []  # atomic writes
+    report, _ = _run(db, out, ScriptedChatModel(script=script()))  # a later run fills the gap
+    assert report.errors == {} and set(load_enriched(out)["tables"]) == {"desks", "trades"}
+
+
+def test_yaml_is_deterministic(db: Database, tmp_path: Path) -> None:
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    _run(db, a, ScriptedChatModel(script=script()))
+    _run(db, b, ScriptedChatModel(script=script()))
+    text = a.read_text()
+    assert text == b.read_text() and text.startswith("version: 1\ntables:\n")
+    assert text.index("  desks:") < text.index("  trades:")
+    cols = list(yaml.safe_load(text)["tables"]["trades"]["columns"])
+    assert cols == sorted(cols)
+    assert list(yaml.safe_load(text)["tables"]["trades"]["description"]) == [
+        "text", "status", "model", "generated"]
+    assert dump_enriched(load_enriched(a)) == text  # load/dump round trip is stable
+
+
+def test_read_schema_merges_enriched_but_not_rejected(db: Database, tmp_path: Path) -> None:
+    sidecar = tmp_path / "fund.enriched.yaml"  # default path: next to the database file
+    sidecar.write_text(yaml.safe_dump({"version": 1, "tables": {
+        "TRADES": {"description": {"text": "Generated trades summary.", "status": "approved"},
+                   "columns": {"px": {"text": "LLM guess about px.", "status": "pending"},
+                               "qty": {"text": "Quantity traded.", "status": "edited"},
+                               "trade_dt": {"text": "Wrong text.", "status": "rejected"},
+                               "client_email": "Client contact e-mail (hand-written)."}},
+        "desks": {"description": {"text": "Generated desks text.", "status": "pending"}},
+    }}))
+    tables = {t.name: t for t in read_schema(db, sample_rows=0)}
+    trades, desks = tables["trades"], tables["desks"]
+    assert trades.comment == "Generated trades summary."
+    comments = {c.name: c.comment for c in trades.columns}
+    assert comments["px"] == "Trade price in USD."  # human metadata wins
+    assert comments["qty"] == "Quantity traded." and comments["trade_dt"] is None
+    assert comments["client_email"] == "Client contact e-mail (hand-written)."
+    assert desks.comment == "Trading desks of the fund."  # human metadata wins
+    plain = {t.name: t for t in read_schema(db, sample_rows=0, use_enriched=False)}
+    assert plain["trades"].comment is None
+    other = tmp_path / "elsewhere.yaml"
+    other.write_text(yaml.safe_dump({"version": 1, "tables": {"trades": {"description": "From elsewhere."}}}))
+    assert {t.name: t for t in read_schema(db, sample_rows=0, enriched_path=other)}["trades"].comment == (
+        "From elsewhere.")
+
+
+def test_load_enriched_rejects_bad_files(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("version: 2\ntables: {}\n")
+    with pytest.raises(ValueError, match="version"):
+        load_enriched(bad)
+    bad.write_text(json.dumps({"version": 1, "tables": {"t": {"description": {"text": "x", "status": "ok"}}}}))
+    with pytest.raises(ValueError, match="review status"):
+        load_enriched(bad)
+    with pytest.raises(FileNotFoundError):
+        load_enriched(tmp_path / "missing.yaml")
+
+
+def test_cmd_enrich(db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                    capsys: pytest.CaptureFixture[str]) -> None:
+    fake = ScriptedChatModel(script=script())
+    monkeypatch.setattr(enrichment, "LLMProvider",
+                        lambda settings: LLMProvider(settings, overrides={"generator": fake}))
+    settings = Settings(local_llm={"auto_start": False})
+    out = tmp_path / "cli.yaml"
+    args = argparse.Namespace(database=db.url, out=str(out), force=False)
+    assert cmd_enrich(args, settings) == 0
+    assert "1 table summaries, 6 column descriptions" in capsys.readouterr().out
+    assert set(load_enriched(out)["tables"]) == {"desks", "trades"}
