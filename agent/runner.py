@@ -127,6 +127,8 @@ def _outcome(
         "plan": [s.model_dump() for s in plan.steps] if plan else [],
         "plan_source": final.get("plan_source"),
         "plan_error": final.get("plan_error"),
+        "index_snapshot": next((t["index_snapshot"] for t in final.get("trace", []) if "index_snapshot" in t),
+                               None),
         "trace": final.get("trace", []),
         "usage": usage,
         "database": deps.db.key,

@@ -83,18 +83,16 @@ def cmd_index(args: argparse.Namespace) -> int:
     """Build or refresh the Chroma indexes of one database (tables, schema chunks, examples)."""
     from agent.runner import open_store
     from retrieval.database import Database
-    from retrieval.indexing import build_indexes, load_examples
+    from retrieval.indexing import index_database, load_examples
 
     settings = _settings(args)
     db = Database.from_settings(settings)
     examples_path = Path(args.examples) if args.examples else default_examples_path(settings)
     examples = load_examples(examples_path) if examples_path else None
-    report = build_indexes(db, open_store(settings), examples=examples,
-                           sample_rows=settings.retrieval.sample_rows, progress=not args.quiet)
-    print(f"Indexed '{report.db_key}': {report.tables} tables, {report.examples} examples "
-          f"in {report.seconds:.1f} s" + (f"; removed {report.removed_tables}" if report.removed_tables else ""))
-    for skipped in report.skipped_examples:
-        print(f"  skipped example (does not execute): {skipped['question']!r}: {skipped['error']}")
+    report = index_database(db, open_store(settings), settings, examples=examples, progress=not args.quiet)
+    print(report.summary())
+    if report.drift:
+        print("Schema drift detected since the previous index (see above); review examples and metadata.")
     return 0
 
 

@@ -16,17 +16,17 @@ from agent.runner import ask, build_deps
 from eval.datasets import EvalItem, load_demo, load_spider, select
 from eval.metrics import bootstrap_ci, gold_is_ordered, results_match
 from retrieval.database import Database
-from retrieval.indexing import build_indexes, load_examples
+from retrieval.indexing import index_database, load_examples
 from retrieval.store import VectorStore
 
 EVAL_ROW_CAP = 100_000
 
 
-def ensure_indexed(db: Database, store: VectorStore, examples_path: Path | None) -> None:
+def ensure_indexed(db: Database, store: VectorStore, settings: Settings, examples_path: Path | None) -> None:
     """Index ``db`` unless its table documents are already in ``store``."""
     if store.count("description_index", where={"db": db.key}) == 0:
         examples = load_examples(examples_path) if examples_path else None
-        build_indexes(db, store, examples=examples, progress=False)
+        index_database(db, store, settings, examples=examples, progress=False)
 
 
 def score_item(item: EvalItem, outcome: dict[str, Any], db: Database) -> dict[str, Any]:
@@ -91,7 +91,7 @@ def run_eval(args: argparse.Namespace, settings: Settings) -> int:
                 deps = AgentDeps(db_settings, Database.from_settings(db_settings), base.store, base.llms,
                                  base.registry)
             examples = _examples_for(item)
-            ensure_indexed(deps.db, deps.store, examples)
+            ensure_indexed(deps.db, deps.store, db_settings, examples)
             deps_by_db[item.database_url] = (deps, build_graph(deps))
         deps, graph = deps_by_db[item.database_url]
         row = score_item(item, ask(deps, item.question, graph=graph), deps.db)

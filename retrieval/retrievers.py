@@ -1,25 +1,46 @@
-"""Semantic retrieval of relevant tables and few-shot examples for a question.
+"""Retrieval of relevant tables and few-shot examples for a question.
 
-Table retrieval is two-stage: the question is matched against the short per-table description documents
-(``description_index``), then the full DDL + sample-row documents of the winners are fetched by id from
-``schemas_index``. Scores are cosine similarities in [-1, 1] (higher is more relevant).
+Table retrieval is two-stage. Stage 1 ranks the database's tables: ``"dense"`` by cosine similarity of the
+question to the per-table description documents (``description_index``); ``"hybrid"`` (default) fuses that
+ranking with a BM25 ranking over identifier-aware tokens (:mod:`retrieval.hybrid`) by reciprocal rank fusion
+(Cormack et al. 2009). Stage 2 attaches each winner's DDL + sample-rows document (``schemas_index``) and,
+optionally, the bridge tables needed to join the winners along foreign keys (:mod:`retrieval.joins`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
-from retrieval.documents import table_doc_id
-from retrieval.store import DESCRIPTION_INDEX, EXAMPLES_INDEX, SCHEMAS_INDEX, Hit, VectorStore
+from retrieval.hybrid import RRF_K, TableCatalog, load_catalog, rrf_fuse
+from retrieval.joins import bridge_tables
+from retrieval.store import DESCRIPTION_INDEX, EXAMPLES_INDEX, VectorStore
+
+Mode = Literal["dense", "hybrid"]
+
+CANDIDATE_DEPTH = 50
+"""Each stage-1 ranking (dense, BM25) looks at least this deep before fusion."""
+
+DEFAULT_EXAMPLES_K = 5
+"""Default number of few-shot examples returned by :func:`retrieve_examples`."""
 
 
 @dataclass(frozen=True)
 class TableHit:
-    """A retrieved table: its name, cosine similarity to the question, and its schema document (DDL + rows)."""
+    """A retrieved table and its schema document (DDL + sample rows).
+
+    ``score`` is the fused RRF score in hybrid mode (about 0.016-0.033 for top ranks) or the cosine similarity
+    in dense mode; ``dense_score`` is the cosine similarity (None when outside the dense candidates),
+    ``lexical_score`` the BM25 score (None when no query term matched); ``bridge`` marks a table added only to
+    join others (score 0).
+    """
 
     name: str
     score: float
     schema_document: str
+    bridge: bool = False
+    dense_score: float | None = None
+    lexical_score: float | None = None
 
 
 @dataclass(frozen=True)
@@ -31,51 +52,73 @@ class ExampleHit:
     score: float
 
 
-def _table_name(hit: Hit, db_key: str) -> str:
-    name = hit.metadata.get("table")
-    return str(name) if name is not None else hit.id.removeprefix(f"{db_key}:")
-
-
-def retrieve_tables(store: VectorStore, db_key: str, question: str, k: int) -> list[TableHit]:
-    """The ``k`` tables of database ``db_key`` most relevant to ``question``, best first.
-
-    When the database has at most ``k`` tables, all of them are returned (still ranked; any the vector search
-    did not return are appended with score 0.0). A table without a schema document falls back to its
-    description document.
-
-    Returns:
-        Up to ``k`` :class:`TableHit`; empty when ``k <= 0`` or the database is not indexed.
-    """
-    if k <= 0:
+def rank_tables(
+    store: VectorStore, catalog: TableCatalog, question: str, k: int, *, mode: Mode = "hybrid"
+) -> list[TableHit]:
+    """Stage 1 + schema documents over an already loaded ``catalog``; see :func:`retrieve_tables`."""
+    if k <= 0 or not catalog.names:
         return []
-    where = {"db": db_key}
-    total = store.count(DESCRIPTION_INDEX, where)
-    if total == 0:
-        return []
-    hits = store.query(DESCRIPTION_INDEX, question, min(k, total), where=where)
-    if total <= k and len(hits) < total:
-        seen = {h.id for h in hits}
-        hits += [
-            Hit(h.id, h.document, h.metadata, 1.0)
-            for h in store.get(DESCRIPTION_INDEX, where)
-            if h.id not in seen
-        ]
-
-    names = [_table_name(h, db_key) for h in hits]
-    schema_docs = {
-        h.id: h.document for h in store.get(SCHEMAS_INDEX, ids=[table_doc_id(db_key, n) for n in names])
-    }
+    total = len(catalog.names)
+    depth = min(total, max(k, CANDIDATE_DEPTH))
+    dense_hits = store.query(DESCRIPTION_INDEX, question, depth, where={"db": catalog.db_key})
+    prefix = f"{catalog.db_key}:"
+    dense = {str(h.metadata.get("table") or h.id.removeprefix(prefix)): h.score for h in dense_hits}
+    lexical: dict[str, float] = {}
+    if mode == "hybrid":
+        lexical = dict(catalog.lexical_ranking(question, depth))
+        ranked = rrf_fuse([list(dense), list(lexical)], k=RRF_K)
+    elif mode == "dense":
+        ranked = list(dense.items())
+    else:
+        raise ValueError(f"mode must be 'dense' or 'hybrid', not {mode!r}")
+    if total <= k:  # small database: every table, the unranked ones last
+        seen = {n for n, _ in ranked}
+        ranked += [(n, 0.0) for n in catalog.names if n not in seen]
     return [
-        TableHit(
-            name=name,
-            score=hit.score,
-            schema_document=schema_docs.get(table_doc_id(db_key, name), hit.document),
-        )
-        for name, hit in zip(names, hits, strict=True)
+        TableHit(name, score, catalog.schema_doc(name), dense_score=dense.get(name),
+                 lexical_score=lexical.get(name))
+        for name, score in ranked[:k]
     ]
 
 
-def retrieve_examples(store: VectorStore, db_key: str, question: str, k: int) -> list[ExampleHit]:
+def retrieve_tables(
+    store: VectorStore,
+    db_key: str,
+    question: str,
+    k: int,
+    *,
+    mode: Mode = "hybrid",
+    with_bridges: bool = False,
+) -> list[TableHit]:
+    """The ``k`` tables of database ``db_key`` most relevant to ``question``, best first.
+
+    When the database has at most ``k`` tables, all of them are returned (still ranked; any the rankings
+    missed are appended with score 0.0). A table without a schema document falls back to its description.
+
+    Args:
+        mode: ``"hybrid"`` (dense + BM25, RRF) or ``"dense"`` (cosine similarity only).
+        with_bridges: also append (``bridge=True``, after the ``k`` ranked tables) the tables needed to join
+            them along foreign keys (:func:`retrieval.joins.bridge_tables`).
+
+    Returns:
+        Up to ``k`` :class:`TableHit` (plus bridges); empty when ``k <= 0`` or the database is not indexed.
+
+    Raises:
+        ValueError: unknown ``mode``.
+    """
+    catalog = load_catalog(store, db_key) if k > 0 else None
+    if catalog is None:
+        return []
+    hits = rank_tables(store, catalog, question, k, mode=mode)
+    if with_bridges:
+        bridges = bridge_tables([h.name for h in hits], catalog.graph)
+        hits += [TableHit(b, 0.0, catalog.schema_doc(b), bridge=True) for b in bridges]
+    return hits
+
+
+def retrieve_examples(
+    store: VectorStore, db_key: str, question: str, k: int = DEFAULT_EXAMPLES_K
+) -> list[ExampleHit]:
     """The ``k`` few-shot examples of ``db_key`` whose questions are most similar to ``question``, best first.
 
     Returns:

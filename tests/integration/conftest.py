@@ -11,7 +11,7 @@ from agent.configuration import DEMO_DB_PATH, Settings
 from agent.graph import AgentDeps
 from agent.runner import build_deps
 from cli.main import default_examples_path
-from retrieval.indexing import build_indexes, load_examples
+from retrieval.indexing import index_database, load_examples
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -31,6 +31,6 @@ def demo_deps(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AgentDeps]:
     settings = Settings(retrieval={"chroma_path": root / "chroma"}, state_dir=root / "state")
     deps = build_deps(settings)
     examples_path = default_examples_path(settings)
-    build_indexes(deps.db, deps.store, examples=load_examples(examples_path) if examples_path else None,
-                  progress=False)
+    index_database(deps.db, deps.store, settings,
+                   examples=load_examples(examples_path) if examples_path else None, progress=False)
     yield deps

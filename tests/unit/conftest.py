@@ -11,9 +11,8 @@ import pytest
 from agent.configuration import Settings
 from retrieval.database import Database
 from retrieval.embeddings import OfflineMiniLM, install_embedding_model
-from retrieval.indexing import build_indexes
+from retrieval.indexing import index_database
 from retrieval.store import ChromaStore
-from retrieval.values import index_values
 
 SHOP_SQL = """
 CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, country TEXT);
@@ -55,7 +54,6 @@ def shop_store(shop_settings: Settings, embedding_function: OfflineMiniLM) -> It
     """A Chroma store with the shop database indexed (and one example)."""
     store = ChromaStore(shop_settings.retrieval.chroma_path, embedding_function)
     db = Database.from_settings(shop_settings)
-    build_indexes(db, store, examples=[{"question": "How many orders are there?",
-                                        "sql": "SELECT COUNT(*) FROM orders"}], progress=False)
-    index_values(db, store, settings=shop_settings)
+    index_database(db, store, shop_settings, examples=[{"question": "How many orders are there?",
+                                                         "sql": "SELECT COUNT(*) FROM orders"}], progress=False)
     yield store

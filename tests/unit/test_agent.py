@@ -46,6 +46,7 @@ def test_answers_with_planner_plan(shop_settings: Settings, shop_store: ChromaSt
     assert out["rows"] == [[2]] and out["columns"] == ["n"]
     assert out["answer"] == "2 customers are from Brazil."
     assert out["plan_source"] == "planner" and out["plan_error"] is None
+    assert out["index_snapshot"]  # the trace records which index snapshot answered
     assert out["llm_calls"] == 3
     assert out["prompt_tokens"] > 0 and out["completion_tokens"] > 0
     generator_prompt = _prompt_text(models["generator"].prompts[0])

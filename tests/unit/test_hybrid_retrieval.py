@@ -1,0 +1,172 @@
+"""Hybrid table retrieval (dense + BM25, RRF), bridge tables and the retrieve_schema tool, on real Chroma."""
+
+from __future__ import annotations
+
+import types
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+from retrieval.embeddings import OfflineMiniLM
+from retrieval.hybrid import RRF_K, load_catalog, rrf_fuse, tokenize
+from retrieval.indexing import index_tables
+from retrieval.joins import join_graph
+from retrieval.manifest import snapshot_id
+from retrieval.retrievers import TableHit, retrieve_tables
+from retrieval.schema_types import ColumnInfo, ForeignKey, TableInfo
+from retrieval.store import ChromaStore
+from tools.schema_retrieval import (
+    RetrieveSchemaArgs,
+    RetrieveSchemaTool,
+    estimate_tokens,
+    select_within_budget,
+)
+
+
+@pytest.fixture
+def store(tmp_path: Path, embedding_function: OfflineMiniLM) -> ChromaStore:
+    return ChromaStore(tmp_path / "chroma", embedding_function)
+
+
+def col(name: str, type_: str = "INTEGER", pk: bool = False) -> ColumnInfo:
+    return ColumnInfo(name=name, type=type_, primary_key=pk)
+
+
+def money_tables() -> list[TableInfo]:
+    """Six well-documented 'amount' tables and one cryptic, undocumented one."""
+    documented = [
+        ("order_totals", ["order_id", "total_amount", "tax_amount"], "Total amount and tax of every customer order."),
+        ("payments", ["payment_id", "amount", "paid_at"], "Payments received with their amount."),
+        ("invoices", ["invoice_id", "amount_due", "due_date"], "Invoices and the amount due."),
+        ("refunds", ["refund_id", "refund_amount"], "Refund amounts paid back to customers."),
+        ("budgets", ["dept", "budget_amount"], "Yearly budget amount per department."),
+        ("salaries", ["employee_id", "salary_amount"], "Salary amount of each employee."),
+    ]
+    tables = [TableInfo(n, [col(c) for c in cols], comment=doc) for n, cols, doc in documented]
+    return [*tables, TableInfo("XQ_DV9", [col("K1"), col("ZZ_DVDAMT", "REAL"), col("QX_DT", "TEXT")])]
+
+
+def hr_tables() -> list[TableInfo]:
+    """employees -> departments -> locations (an A-B-C chain) plus two unrelated tables."""
+    return [
+        TableInfo("employees", [col("employee_id", pk=True), col("full_name", "TEXT"), col("dept_id")],
+                  primary_key=["employee_id"], foreign_keys=[ForeignKey(["dept_id"], "departments", ["dept_id"])],
+                  comment="Staff members of the company."),
+        TableInfo("departments", [col("dept_id", pk=True), col("dept_code", "TEXT"), col("location_id")],
+                  primary_key=["dept_id"],
+                  foreign_keys=[ForeignKey(["location_id"], "locations", ["location_id"])]),
+        TableInfo("locations", [col("location_id", pk=True), col("city", "TEXT"), col("country", "TEXT")],
+                  primary_key=["location_id"], comment="Office sites: city and country."),
+        TableInfo("weather_readings", [col("station", "TEXT"), col("temp_c", "REAL")],
+                  comment="Temperature readings of weather stations."),
+        TableInfo("products", [col("product_id", pk=True), col("title", "TEXT"), col("price", "REAL")],
+                  primary_key=["product_id"], comment="Catalogue of items for sale."),
+    ]
+
+
+def test_tokenize_splits_identifiers_and_keeps_them_whole() -> None:
+    assert tokenize("EQ_PX_D.PX_LST") == ["eq_px_d", "eq", "px", "d", "px_lst", "px", "lst"]
+    assert tokenize("CustomerId") == ["customerid", "customer", "id"]
+    assert tokenize("What are the closing prices of the companies?") == ["closing", "price", "company"]
+    assert tokenize("HTTPServer2024") == ["httpserver2024", "http", "server", "2024"]
+
+
+def test_rrf_fusion_rewards_agreement() -> None:
+    fused = rrf_fuse([["a", "b", "c"], ["b", "c", "d"]])
+    assert [name for name, _ in fused] == ["b", "c", "a", "d"]
+    scores = dict(fused)
+    assert scores["b"] == pytest.approx(1 / (RRF_K + 2) + 1 / (RRF_K + 1))
+    assert scores["c"] == pytest.approx(1 / (RRF_K + 3) + 1 / (RRF_K + 2))
+    assert scores["a"] == pytest.approx(1 / (RRF_K + 1))
+    # 1st + 3rd narrowly beats 2nd + 2nd (1/61 + 1/63 > 2/62)
+    assert [n for n, _ in rrf_fuse([["a", "b", "c"], ["c", "b", "a"]])][:1] == ["a"]
+    # ties: the better best rank first, then the earlier ranking
+    assert [n for n, _ in rrf_fuse([["x", "y"], ["y", "x"]])] == ["x", "y"]
+    assert [n for n, _ in rrf_fuse([["p"], ["q"]])] == ["p", "q"]
+    assert rrf_fuse([]) == []
+
+
+def test_bm25_finds_cryptic_table_dense_misses(store: ChromaStore) -> None:
+    index_tables(store, "money", "sqlite", money_tables(), sample_rows=0)
+    question = "What was the total amount of ZZ_DVDAMT paid?"
+    dense = [h.name for h in retrieve_tables(store, "money", question, 3, mode="dense")]
+    hybrid = retrieve_tables(store, "money", question, 3)
+    assert "XQ_DV9" not in dense
+    assert "XQ_DV9" in [h.name for h in hybrid]
+    cryptic = next(h for h in hybrid if h.name == "XQ_DV9")
+    assert cryptic.lexical_score is not None and cryptic.lexical_score > 0
+    assert cryptic.dense_score is not None and -1.0 <= cryptic.dense_score <= 1.0
+    with pytest.raises(ValueError, match="mode"):
+        retrieve_tables(store, "money", question, 3, mode=cast(Any, "sparse"))
+
+
+def test_bridge_table_added_for_chain(store: ChromaStore) -> None:
+    index_tables(store, "hr", "sqlite", hr_tables(), sample_rows=0)
+    hits = retrieve_tables(store, "hr", "How many employees work in each city?", 2, with_bridges=True)
+    assert [(h.name, h.bridge) for h in hits] == [
+        ("employees", False), ("locations", False), ("departments", True)
+    ]
+    assert "CREATE TABLE departments" in hits[2].schema_document and hits[2].score == 0.0
+    assert [h.name for h in retrieve_tables(store, "hr", "employees per city", 2)] == ["employees", "locations"]
+    catalog = load_catalog(store, "hr")
+    assert catalog is not None and catalog.columns["locations"] == ["location_id", "city", "country"]
+
+
+def test_catalog_cache_follows_the_snapshot(store: ChromaStore) -> None:
+    tables = hr_tables()
+    index_tables(store, "hr", "sqlite", tables, sample_rows=0)
+    first = load_catalog(store, "hr")
+    assert first is not None and load_catalog(store, "hr") is first  # cached
+    tables.append(TableInfo("PX_LST_HIST", [col("TRD_DT", "TEXT"), col("PX_LST", "REAL")]))
+    index_tables(store, "hr", "sqlite", tables, sample_rows=0)
+    second = load_catalog(store, "hr")
+    assert second is not first and second is not None and "PX_LST_HIST" in second.names
+    assert second.snapshot == snapshot_id(store, "hr") != first.snapshot
+    assert retrieve_tables(store, "hr", "PX_LST history", 1)[0].name == "PX_LST_HIST"
+
+
+def hit(name: str, tokens: int) -> TableHit:
+    return TableHit(name, 1.0, "x" * int(3.5 * tokens))
+
+
+def test_budget_keeps_bridges_before_lower_ranked_tables() -> None:
+    graph = join_graph({"A": [("b_id", "B.id")], "B": [("c_id", "C.id")], "C": [], "D": [], "E": []})
+    ranked = [hit("A", 100), hit("C", 100), hit("D", 100), hit("E", 100)]
+
+    def lookup(name: str) -> TableHit:
+        return TableHit(name, 0.0, "y" * 350, bridge=True)
+
+    chosen = select_within_budget(ranked, 8, 320, graph=graph, lookup=lookup)
+    assert [(h.name, h.bridge) for h in chosen] == [("A", False), ("B", True), ("C", False)]
+    # without a graph the old behaviour: best-ranked tables that fit
+    assert [h.name for h in select_within_budget(ranked, 8, 320)] == ["A", "C", "D"]
+    # a table whose bridge does not fit is taken alone
+    assert [h.name for h in select_within_budget(ranked, 8, 220, graph=graph, lookup=lookup)] == ["A", "C"]
+    # everything fits: shown whole, canonical order
+    assert [h.name for h in select_within_budget(ranked, 2, 10_000, graph=graph, lookup=lookup)] == [
+        "A", "B", "C", "D", "E"
+    ]
+
+
+def test_tool_reports_bridges_join_paths_and_snapshot(store: ChromaStore) -> None:
+    index_tables(store, "hr", "sqlite", hr_tables(), sample_rows=0)
+    ctx = cast(Any, types.SimpleNamespace(store=store, db=types.SimpleNamespace(key="hr")))
+    tool = RetrieveSchemaTool()
+    catalog = load_catalog(store, "hr")
+    assert catalog is not None
+    three = sum(estimate_tokens(catalog.schema_doc(n)) for n in ("employees", "departments", "locations"))
+    args = RetrieveSchemaArgs(query="How many employees work in each city?", k=2, budget=three + 2)
+    result = tool.run(args, ctx)
+    assert result.ok and result.kind == "schema"
+    assert result.value["tables"] == ["departments", "employees", "locations"]
+    assert result.value["bridges"] == ["departments"]
+    assert result.value["join_paths"] == [
+        "employees.dept_id = departments.dept_id", "departments.location_id = locations.location_id"
+    ]
+    assert result.text.index("CREATE TABLE departments") < result.text.index("CREATE TABLE employees")
+    assert result.text.rstrip().endswith("-- departments.location_id = locations.location_id")
+    assert result.value["snapshot"] == snapshot_id(store, "hr")
+    missing = tool.run(RetrieveSchemaArgs(query="x"), cast(Any, types.SimpleNamespace(
+        store=store, db=types.SimpleNamespace(key="nope"))))
+    assert not missing.ok and "nl2sql index" in (missing.error or "")

@@ -1,0 +1,150 @@
+"""Index lifecycle: incremental re-embedding, schema drift report, snapshot id (real Chroma and SQLite)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from chromadb.api.types import Documents, Embeddings
+
+from retrieval.database import Database
+from retrieval.embeddings import OfflineMiniLM
+from retrieval.indexing import build_indexes, index_tables, snapshot_id, sync_tables
+from retrieval.manifest import MANIFEST_DIR, compute_snapshot, read_manifest
+from retrieval.schema_types import ColumnInfo, TableInfo
+from retrieval.store import DESCRIPTION_INDEX, SCHEMAS_INDEX, ChromaStore
+
+
+class CountingMiniLM(OfflineMiniLM):
+    """The offline MiniLM, remembering every text it embedded."""
+
+    def __init__(self, model_dir: Path) -> None:
+        super().__init__(model_dir)
+        self.texts: list[str] = []
+
+    def __call__(self, input: Documents) -> Embeddings:
+        self.texts.extend(input)
+        return super().__call__(input)
+
+
+@pytest.fixture
+def counting(embedding_function: OfflineMiniLM) -> CountingMiniLM:
+    return CountingMiniLM(embedding_function.model_dir)
+
+
+@pytest.fixture
+def store(tmp_path: Path, counting: CountingMiniLM) -> ChromaStore:
+    return ChromaStore(tmp_path / "chroma", counting)
+
+
+def table(name: str, *cols: str, comment: str | None = None) -> TableInfo:
+    return TableInfo(name, [ColumnInfo(c, "TEXT") for c in cols], comment=comment)
+
+
+def base_tables() -> list[TableInfo]:
+    return [table("customers", "id", "name", "country", comment="Buyers."), table("orders", "id", "amount"),
+            table("products", "id", "title")]
+
+
+def test_reindex_embeds_only_changed_documents(store: ChromaStore, counting: CountingMiniLM) -> None:
+    first = sync_tables(store, "shop", "sqlite", base_tables())
+    assert first.first_build and first.changed_docs == 6 and len(counting.texts) == 6
+    assert first.added_tables == ["customers", "orders", "products"]
+
+    counting.texts.clear()
+    again = sync_tables(store, "shop", "sqlite", base_tables())
+    assert (again.changed_docs, again.unchanged_docs, counting.texts) == (0, 6, [])
+    assert not again.first_build and again.added_tables == again.dropped_tables == []
+
+    tables = base_tables()
+    tables[1].comment = "One row per order."  # changes both documents of orders only
+    changed = sync_tables(store, "shop", "sqlite", tables)
+    assert (changed.changed_docs, changed.unchanged_docs) == (2, 4)
+    assert changed.changed_tables == ["orders"] and len(counting.texts) == 2
+    assert all("orders" in t for t in counting.texts)
+    assert changed.added_columns == changed.dropped_columns == {}
+
+
+def test_drift_report_lists_tables_and_columns(store: ChromaStore, counting: CountingMiniLM) -> None:
+    sync_tables(store, "shop", "sqlite", base_tables())
+    counting.texts.clear()
+    customers, orders, _products = base_tables()
+    customers.columns = [c for c in customers.columns if c.name != "country"] + [ColumnInfo("email", "TEXT")]
+    orders.columns.append(ColumnInfo("placed_at", "DATE"))
+    drift = sync_tables(store, "shop", "sqlite", [customers, orders, table("invoices", "id", "total")])
+    assert drift.added_tables == ["invoices"] and drift.dropped_tables == ["products"]
+    assert drift.added_columns == {"customers": ["email"], "orders": ["placed_at"]}
+    assert drift.dropped_columns == {"customers": ["country"]}
+    assert drift.changed_tables == ["customers", "orders"]
+    assert drift.changed_docs == 6 and len(counting.texts) == 6  # 2 changed tables + 1 new, 2 docs each
+    for collection in (DESCRIPTION_INDEX, SCHEMAS_INDEX):
+        assert {h.metadata["table"] for h in store.get(collection, where={"db": "shop"})} == {
+            "customers", "orders", "invoices"
+        }
+
+
+def test_snapshot_id_changes_with_the_schema(store: ChromaStore) -> None:
+    assert snapshot_id(store, "shop") is None
+    index_tables(store, "shop", "sqlite", base_tables())
+    snap = snapshot_id(store, "shop")
+    assert snap is not None and len(snap) == 12
+    manifest = read_manifest(store, "shop")
+    assert manifest is not None and manifest["snapshot"] == snap and manifest["tables"] == 3
+    assert (store.path / MANIFEST_DIR / "shop.json").is_file()
+    assert compute_snapshot(store, "shop") == snap  # the manifest agrees with the records
+
+    index_tables(store, "shop", "sqlite", base_tables())
+    assert snapshot_id(store, "shop") == snap  # unchanged schema, same id
+    index_tables(store, "shop", "sqlite", [*base_tables(), table("invoices", "id")])
+    assert snapshot_id(store, "shop") not in (None, snap)
+    index_tables(store, "shop", "sqlite", base_tables())
+    assert snapshot_id(store, "shop") == snap  # content-addressed: back to the same schema, same id
+
+    (store.path / MANIFEST_DIR / "shop.json").unlink()
+    assert snapshot_id(store, "shop") == snap  # recomputed from the records
+    index_tables(store, "other", "sqlite", base_tables()[:1])
+    assert snapshot_id(store, "shop") == snap and snapshot_id(store, "other") != snap
+
+
+def test_old_records_without_hashes_are_refreshed(store: ChromaStore, counting: CountingMiniLM) -> None:
+    store.upsert(DESCRIPTION_INDEX, ["shop:orders"], ["Table: orders"], [{"db": "shop", "table": "orders"}])
+    store.upsert(SCHEMAS_INDEX, ["shop:orders"], ["CREATE TABLE orders (id TEXT)"], [{"db": "shop", "table": "orders"}])
+    counting.texts.clear()
+    sync = sync_tables(store, "shop", "sqlite", base_tables())
+    assert not sync.first_build and sync.changed_tables == ["orders"]
+    assert sync.added_tables == ["customers", "products"] and sync.added_columns == {}  # old columns unknown
+    assert sync.changed_docs == 6
+
+
+def test_build_indexes_reports_drift_of_a_real_database(tmp_path: Path, store: ChromaStore) -> None:
+    path = tmp_path / "shop.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT);"
+            "CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customers(id));"
+            "CREATE TABLE legacy (x TEXT);"
+        )
+    db = Database(f"sqlite:///{path}")
+    try:
+        first = build_indexes(db, store, progress=False)
+        assert first.first_build and first.tables == 3 and first.snapshot and first.previous_snapshot is None
+        with sqlite3.connect(path) as conn:
+            conn.executescript(
+                "ALTER TABLE customers ADD COLUMN email TEXT; DROP TABLE legacy;"
+                "CREATE TABLE payments (id INTEGER PRIMARY KEY, order_id INTEGER REFERENCES orders(id));"
+            )
+        db.dispose()
+        report = build_indexes(db, store, progress=False)
+    finally:
+        db.dispose()
+    assert report.drift and report.previous_snapshot == first.snapshot != report.snapshot
+    assert report.added_tables == ["payments"] and report.dropped_tables == report.removed_tables == ["legacy"]
+    assert report.added_columns == {"customers": ["email"]} and report.dropped_columns == {}
+    assert report.unchanged_docs == 2  # orders is untouched
+    text = report.summary()
+    assert "added tables: payments" in text and "dropped tables: legacy" in text
+    assert "added columns in customers: email" in text and report.snapshot is not None
+    assert report.snapshot in text
+    fks = store.get(DESCRIPTION_INDEX, ids=[f"{db.key}:payments"])[0].metadata["fks"]
+    assert fks == '[["order_id", "orders.id"]]'
