@@ -105,6 +105,8 @@ def build_graph(deps: AgentDeps, checkpointer: Any = None) -> Any:
             "ok": result.ok,
             "error": result.error,
         }
+        if result.value.get("snapshot"):
+            record["index_snapshot"] = result.value["snapshot"]
         return {
             "results": {step.id: result},
             "step_index": state["step_index"] + 1,
