@@ -124,6 +124,11 @@ class Settings(BaseSettings):
     filter: LLMSettings = Field(default_factory=lambda: LLMSettings(max_tokens=100))
     local_llm: LocalLLMSettings = Field(default_factory=LocalLLMSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    use_insights: bool = Field(
+        False,
+        description="Offer the table_insights tool (one extra LLM call) to the planner; off by default because "
+        "on the local 1.5B model it costs ~12 s per use.",
+    )
     row_cap: int = Field(1000, ge=1, description="Maximum rows returned by one query.")
     query_timeout_s: float = Field(15.0, gt=0, description="Statement timeout in seconds.")
     state_dir: Path = Field(STATE_DIR, description="Checkpoints, traces and feedback live here.")

@@ -11,7 +11,7 @@ from langgraph.graph import END, START, StateGraph
 
 from agent.configuration import Settings
 from agent.llm import LLMError, LLMProvider, UsageLog, chat, invoke_structured
-from agent.plan import Plan, PlanError, default_plan, resolve_refs, validate_plan
+from agent.plan import PlanDraft, PlanError, default_plan, resolve_refs, validate_plan
 from agent.state import AgentState
 from prompts import planner as planner_prompt
 from retrieval.database import Database
@@ -45,6 +45,11 @@ def format_history(history: list[dict[str, Any]], limit: int = 3) -> str:
     return "Earlier in this conversation:\n" + "\n".join(lines) + "\n" if lines else ""
 
 
+def enabled_tools(deps: AgentDeps) -> list[str]:
+    """Tools the planner may use under the current settings (``table_insights`` only when enabled)."""
+    return [n for n in deps.registry.names if n != "table_insights" or deps.settings.use_insights]
+
+
 def build_graph(deps: AgentDeps, checkpointer: Any = None) -> Any:
     """Compile the agent graph; ``checkpointer`` (optional) persists state per thread id."""
 
@@ -54,12 +59,14 @@ def build_graph(deps: AgentDeps, checkpointer: Any = None) -> Any:
         usage = UsageLog()
         question = state["question"]
         use_examples = deps.settings.retrieval.use_examples
-        system = planner_prompt.SYSTEM.format(tools=deps.registry.describe())
+        allowed = enabled_tools(deps)
+        system = planner_prompt.SYSTEM.format(tools=deps.registry.describe(allowed))
         user = planner_prompt.USER.format(history=format_history(state.get("history", [])), question=question)
         source, error = "planner", None
         try:
-            the_plan = invoke_structured(deps.llms, "planner", chat(system, user), Plan, usage)
-            validate_plan(the_plan)
+            draft = invoke_structured(deps.llms, "planner", chat(system, user), PlanDraft, usage)
+            the_plan = draft.to_plan(deps.registry.purpose)
+            validate_plan(the_plan, allowed=allowed)
         except (LLMError, PlanError) as exc:
             the_plan, source, error = default_plan(question, use_examples=use_examples), "fallback", str(exc)
         record = {

@@ -9,7 +9,7 @@ the plan here is a Pydantic model (no regex over free text) and references are r
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -48,16 +48,37 @@ class Plan(BaseModel):
     steps: list[PlanStep] = Field(description="Steps in execution order.", min_length=1, max_length=MAX_STEPS)
 
 
+class DraftStep(BaseModel):
+    """A step as the planner LLM writes it: no description, to keep its output short (each output token
+    costs ~60 ms on the local 2-core model)."""
+
+    id: str = Field(description="#E1, #E2, ... in order.", pattern=r"^#E[1-9][0-9]?$")
+    tool: ToolName
+    input: str = Field(description="Tool input; may reference earlier ids like #E1.", max_length=200)
+
+
+class PlanDraft(BaseModel):
+    """The planner's structured output; :meth:`to_plan` adds each step's description from its tool."""
+
+    steps: list[DraftStep] = Field(min_length=1, max_length=MAX_STEPS)
+
+    def to_plan(self, describe: Callable[[str], str]) -> Plan:
+        """The full :class:`Plan`; ``describe(tool_name)`` gives the step description."""
+        return Plan(steps=[PlanStep(id=s.id, tool=s.tool, input=s.input, description=describe(s.tool))
+                           for s in self.steps])
+
+
 class PlanError(ValueError):
     """A plan that cannot be executed; the message says which rule it breaks."""
 
 
-def validate_plan(plan: Plan) -> None:
+def validate_plan(plan: Plan, allowed: Collection[str] | None = None) -> None:
     """Check that ``plan`` is executable.
 
     Rules: ids are ``#E1..#En`` in order; references point only to earlier steps; every ``generate_sql``
     references a ``retrieve_schema`` step; every ``execute_sql`` references a ``generate_sql`` step; the plan
-    generates and executes SQL at least once. ``table_insights`` also needs the schema.
+    generates and executes SQL at least once. ``table_insights`` also needs the schema. When ``allowed`` is
+    given, every step's tool must be in it (tools can be disabled by settings).
 
     Raises:
         PlanError: naming the first rule broken.
@@ -66,6 +87,8 @@ def validate_plan(plan: Plan) -> None:
     for index, step in enumerate(plan.steps, start=1):
         if step.id != f"#E{index}":
             raise PlanError(f"step {index} has id {step.id}; expected #E{index}")
+        if allowed is not None and step.tool not in allowed:
+            raise PlanError(f"{step.id} uses {step.tool}, which is disabled")
         refs = step.references()
         unknown = [r for r in refs if r not in tools_by_id]
         if unknown:

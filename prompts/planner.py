@@ -11,9 +11,8 @@ Rules:
 - Always start with retrieve_schema (input: keywords of the question).
 - Use retrieve_examples (input: the question).
 - Use search_values when the question names companies, tickers, places, codes or other values.
-- Use table_insights only for vague or complex questions (input: the question plus the schema id).
 - generate_sql takes the ids of the earlier steps; execute_sql takes only the generate_sql id.
-- Omit descriptions or keep them to one word.
+- Keep inputs short.
 
 Example for "What did Acme Corp invoice in 2023?":
 {{"steps": [

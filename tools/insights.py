@@ -72,7 +72,7 @@ class TableInsightsTool(Tool[TableInsightsArgs]):
     fields plus ``dropped_tables`` (names not in the schema)."""
 
     name = "table_insights"
-    description = ("summarize which tables, columns, joins and filters answer the question "
+    description = ("only for vague questions: summarize which tables, columns, joins and filters answer it "
                    "(input: the question plus the schema and values ids)")
     Args = TableInsightsArgs
 

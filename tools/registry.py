@@ -28,9 +28,15 @@ class ToolRegistry:
             raise KeyError(f"unknown tool {name!r}; known: {', '.join(self._tools)}")
         return self._tools[name]
 
-    def describe(self) -> str:
-        """One line per tool (``name: description``), for the planner prompt."""
-        return "\n".join(f"- {t.name}: {t.description}" for t in self._tools.values())
+    def describe(self, names: list[str] | None = None) -> str:
+        """One line per tool (``name: description``), for the planner prompt; only ``names`` when given."""
+        return "\n".join(f"- {t.name}: {t.description}" for t in self._tools.values()
+                         if names is None or t.name in names)
+
+    def purpose(self, name: str) -> str:
+        """Short purpose of tool ``name`` (its description without the input hint), for plan step descriptions."""
+        tool = self._tools.get(name)
+        return tool.description.split(" (input:")[0] if tool else name
 
     def run(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
         """Validate the arguments of ``call`` and run its tool; failures come back as ``ok=False`` results."""

@@ -127,3 +127,19 @@ def test_default_plan_resolves_values_for_the_generator(shop_settings: Settings,
     prompt = _prompt_text(models["generator"].prompts[0])
     assert "customers.name = 'Caio'" in prompt
     assert out["rows"] == [[0]]
+
+
+def test_disabled_tool_in_plan_falls_back(shop_settings: Settings, shop_store: ChromaStore) -> None:
+    plan = {"steps": [{"id": "#E1", "tool": "retrieve_schema", "input": "customers"},
+                      {"id": "#E2", "tool": "table_insights", "input": "#E1"},
+                      {"id": "#E3", "tool": "generate_sql", "input": "#E1 #E2"},
+                      {"id": "#E4", "tool": "execute_sql", "input": "#E3"}]}
+    out, models = _ask(shop_settings, shop_store, "How many customers are from Brazil?", planner=plan)
+    assert out["plan_source"] == "fallback" and "disabled" in out["plan_error"]
+    assert "table_insights" not in _prompt_text(models["planner"].prompts[0])
+    assert out["rows"] == [[2]]
+
+
+def test_plan_descriptions_come_from_the_tools(shop_settings: Settings, shop_store: ChromaStore) -> None:
+    out, _ = _ask(shop_settings, shop_store, "How many customers are from Brazil?")
+    assert out["plan"][0]["description"].startswith("find the tables")
