@@ -14,7 +14,7 @@ from agent.runner import ask
 GOLD = [json.loads(line) for line in (DATA_DIR / "markets" / "gold.jsonl").read_text().splitlines() if line]
 QUESTIONS = {
     "m02": "What was Apple's closing price on the last trading day in the data?",
-    "m04": "What is the ISIN of Microsoft?",
+    "m05": "What was Tesla's closing price on March 15, 2024?",
     "m18": "How many stocks are there per sector?",
 }
 
