@@ -160,6 +160,7 @@ def invoke_structured(
     usage: UsageLog,
     *,
     temperature: float | None = None,
+    max_tokens: int | None = None,
 ) -> M:
     """Call ``role``'s model with JSON-schema constrained output and parse it into ``schema``.
 
@@ -172,8 +173,13 @@ def invoke_structured(
         LLMError: after the last failed attempt, with a human-readable reason.
     """
     model: Any = llms.get(role)
+    overrides: dict[str, Any] = {}
     if temperature is not None:
-        model = model.bind(temperature=temperature)
+        overrides["temperature"] = temperature
+    if max_tokens is not None:  # per-call cap, e.g. longer documentation texts than the role's default
+        overrides["max_tokens"] = max_tokens
+    if overrides:  # a copy, not .bind(): with_structured_output on a binding drops the bound kwargs
+        model = model.model_copy(update=overrides)
     structured = model.with_structured_output(schema, method="json_schema", include_raw=True)
     last_error = "no attempt made"
     for _attempt in range(llms.max_retries(role) + 1):

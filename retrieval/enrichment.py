@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 VERSION = 1
 STATUSES = ("pending", "approved", "edited", "rejected")
 COLUMN_BATCH = 8
+ENRICH_MAX_TOKENS = 900
+"""Completion cap for one enrichment call: a 150-word summary or 8 column descriptions, as JSON."""
 """At most this many columns per LLM call, so the JSON reply fits the generator's ``max_tokens``."""
 SAMPLE_ROWS = 5
 
@@ -279,7 +281,7 @@ def enrich(
         try:
             if want_table:
                 reply = invoke_structured(llms, "generator", _summary_prompt(table, db.dialect), TableSummary,
-                                          usage)
+                                          usage, max_tokens=ENRICH_MAX_TOKENS)
                 if not reply.summary.strip():
                     raise LLMError("empty table summary")
                 spec["description"] = _stamp(reply.summary, model_name, stamp)
@@ -288,7 +290,7 @@ def enrich(
             for i in range(0, len(want_cols), COLUMN_BATCH):
                 batch = want_cols[i : i + COLUMN_BATCH]
                 described = invoke_structured(llms, "generator", _columns_prompt(table, batch, db.dialect),
-                                              ColumnDescriptions, usage)
+                                              ColumnDescriptions, usage, max_tokens=ENRICH_MAX_TOKENS)
                 wanted = {n.lower(): n for n in batch}
                 for item in described.columns:
                     name = wanted.pop(item.name.strip().lower(), None)
