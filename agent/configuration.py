@@ -104,6 +104,71 @@ class RetrievalSettings(BaseModel):
     )
 
 
+Strategy = Literal["direct", "divide_and_conquer", "query_plan"]
+"""SQL generation prompts: ``direct`` (SQL only), ``divide_and_conquer`` and ``query_plan`` chain-of-thought
+(CHASE-SQL, Pourreza et al. 2024)."""
+
+
+class CandidateSpec(BaseModel):
+    """One SQL candidate to generate: its prompt strategy and sampling temperature."""
+
+    strategy: Strategy = Field(description="Prompt strategy of this candidate.")
+    temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature of this candidate.")
+
+    @classmethod
+    def parse_list(cls, text: str) -> list[CandidateSpec]:
+        """Parse ``"qp:0,dc:0.7,direct"`` (strategy[:temperature], comma-separated; ``qp``/``dc`` short).
+
+        Raises:
+            ValueError: unknown strategy or bad temperature.
+        """
+        short = {"qp": "query_plan", "dc": "divide_and_conquer", "direct": "direct"}
+        specs = []
+        for part in filter(None, (p.strip() for p in text.split(","))):
+            name, _, temp = part.partition(":")
+            strategy = short.get(name, name)
+            if strategy not in short.values():
+                raise ValueError(f"unknown candidate strategy {name!r}; use direct, qp or dc")
+            specs.append(cls(strategy=strategy, temperature=float(temp) if temp else 0.0))  # type: ignore[arg-type]
+        if not specs:
+            raise ValueError("no candidate given")
+        return specs
+
+
+class GenerationSettings(BaseModel):
+    """Candidates, judge and verifier (CHASE-SQL-style generation with selection and repair)."""
+
+    candidates_remote: list[CandidateSpec] = Field(
+        default_factory=lambda: [
+            CandidateSpec(strategy="divide_and_conquer", temperature=0.0),
+            CandidateSpec(strategy="divide_and_conquer", temperature=0.7),
+            CandidateSpec(strategy="query_plan", temperature=0.0),
+            CandidateSpec(strategy="query_plan", temperature=0.7),
+        ],
+        description="Candidates when the generator is a remote endpoint (concurrent calls are cheap there).",
+    )
+    candidates_local: list[CandidateSpec] = Field(
+        default_factory=lambda: [
+            CandidateSpec(strategy="query_plan", temperature=0.0),
+            CandidateSpec(strategy="divide_and_conquer", temperature=0.0),
+        ],
+        description="Candidates on the embedded 2-core model, where every output token costs ~45-65 ms and "
+        "parallel slots add little throughput (see the README's measurements).",
+    )
+    candidates: list[CandidateSpec] | None = Field(
+        None, description="Explicit candidate list; overrides the per-endpoint profiles above."
+    )
+    parallel: bool = Field(True, description="Generate and execute candidates concurrently.")
+    reasoning_max_chars: int = Field(
+        360, ge=40, le=4000, description="Cap on a candidate's chain-of-thought (characters, grammar-enforced)."
+    )
+    judge_threshold: float = Field(
+        0.6, ge=0.0, le=1.0, description="Verifier repairs when the judge's best normalised score is below this."
+    )
+    verifier_retries: int = Field(2, ge=0, le=5, description="Repair attempts of the verifier.")
+    probe_limit: int = Field(3, ge=0, le=10, description="Read-only probe queries per repair attempt.")
+
+
 class Settings(BaseSettings):
     """Application settings; see the README's configuration reference."""
 
@@ -118,7 +183,7 @@ class Settings(BaseSettings):
         f"sqlite:///{DEMO_DB_PATH}", description="SQLAlchemy URL of the database to question."
     )
     planner: LLMSettings = Field(default_factory=lambda: LLMSettings(max_tokens=300))
-    generator: LLMSettings = Field(default_factory=lambda: LLMSettings(max_tokens=400))
+    generator: LLMSettings = Field(default_factory=lambda: LLMSettings(max_tokens=600))
     judge: LLMSettings = Field(default_factory=lambda: LLMSettings(max_tokens=200))
     organizer: LLMSettings = Field(default_factory=lambda: LLMSettings(max_tokens=200))
     filter: LLMSettings = Field(default_factory=lambda: LLMSettings(max_tokens=100))
@@ -129,6 +194,7 @@ class Settings(BaseSettings):
         description="Offer the table_insights tool (one extra LLM call) to the planner; off by default because "
         "on the local 1.5B model it costs ~12 s per use.",
     )
+    generation: GenerationSettings = Field(default_factory=GenerationSettings)
     row_cap: int = Field(1000, ge=1, description="Maximum rows returned by one query.")
     query_timeout_s: float = Field(15.0, gt=0, description="Statement timeout in seconds.")
     state_dir: Path = Field(STATE_DIR, description="Checkpoints, traces and feedback live here.")
@@ -153,6 +219,13 @@ class Settings(BaseSettings):
     def with_database(self, url: str | None) -> Settings:
         """Copy of these settings pointing at ``url`` (unchanged when ``url`` is None)."""
         return self if not url else self.model_copy(update={"database_url": url})
+
+    def candidate_specs(self) -> list[CandidateSpec]:
+        """Candidates to generate: the explicit list, else the profile of the generator's endpoint."""
+        gen = self.generation
+        if gen.candidates:
+            return list(gen.candidates)
+        return list(gen.candidates_local if self.generator.is_local_default else gen.candidates_remote)
 
     def uses_local_llm(self) -> bool:
         """True when any role points at the embedded local server."""

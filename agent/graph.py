@@ -11,14 +11,26 @@ from langgraph.graph import END, START, StateGraph
 
 from agent.configuration import Settings
 from agent.llm import LLMError, LLMProvider, UsageLog, chat, invoke_structured
-from agent.plan import PlanDraft, PlanError, default_plan, resolve_refs, validate_plan
+from agent.plan import (
+    AUTO_TOOLS,
+    PlanDraft,
+    PlanError,
+    complete_plan,
+    default_plan,
+    resolve_refs,
+    validate_plan,
+)
 from agent.state import AgentState
 from prompts import planner as planner_prompt
 from retrieval.database import Database
 from retrieval.store import VectorStore
 from tools.base import ToolCall, ToolContext, ToolResult
+from tools.charts import wants_chart
 from tools.organizer import Answer, organize
 from tools.registry import ToolRegistry
+
+HISTORY_TURNS = 10
+"""Turns kept in a thread's history (prompts use only the last few)."""
 
 
 @dataclass
@@ -46,8 +58,16 @@ def format_history(history: list[dict[str, Any]], limit: int = 3) -> str:
 
 
 def enabled_tools(deps: AgentDeps) -> list[str]:
-    """Tools the planner may use under the current settings (``table_insights`` only when enabled)."""
-    return [n for n in deps.registry.names if n != "table_insights" or deps.settings.use_insights]
+    """Tools the planner is offered under the current settings (``table_insights`` only when enabled; the
+    judge and verifier are appended by :func:`agent.plan.complete_plan`, so they are not offered)."""
+    return [n for n in deps.registry.names
+            if n not in AUTO_TOOLS and (n != "table_insights" or deps.settings.use_insights)]
+
+
+def turn_summary(question: str, answer: Answer) -> dict[str, Any]:
+    """The compact record of one answered turn kept in the thread's history (no rows: only their shape)."""
+    return {"question": question, "sql": answer.sql, "columns": answer.columns, "row_count": len(answer.rows),
+            "status": answer.status}
 
 
 def build_graph(deps: AgentDeps, checkpointer: Any = None) -> Any:
@@ -60,21 +80,25 @@ def build_graph(deps: AgentDeps, checkpointer: Any = None) -> Any:
         question = state["question"]
         use_examples = deps.settings.retrieval.use_examples
         allowed = enabled_tools(deps)
+        chart = wants_chart(question)
         system = planner_prompt.SYSTEM.format(tools=deps.registry.describe(allowed))
         user = planner_prompt.USER.format(history=format_history(state.get("history", [])), question=question)
         source, error = "planner", None
         try:
-            draft = invoke_structured(deps.llms, "planner", chat(system, user), PlanDraft, usage)
-            the_plan = draft.to_plan(deps.registry.purpose)
-            validate_plan(the_plan, allowed=allowed)
+            draft = invoke_structured(deps.llms, "planner", chat(system, user), PlanDraft, usage, label="plan")
+            the_plan, completed = complete_plan(draft.to_plan(deps.registry.purpose), chart=chart)
+            validate_plan(the_plan, allowed=[*allowed, *AUTO_TOOLS])
         except (LLMError, PlanError) as exc:
-            the_plan, source, error = default_plan(question, use_examples=use_examples), "fallback", str(exc)
+            the_plan, source, error = default_plan(question, use_examples=use_examples, chart=chart), \
+                "fallback", str(exc)
+            completed = False
         record = {
             "node": "plan",
             "latency_s": round(time.perf_counter() - started, 4),
             "ok": error is None,
             "error": error,
             "source": source,
+            "completed": completed,
         }
         return {
             "plan": the_plan,
@@ -92,7 +116,9 @@ def build_graph(deps: AgentDeps, checkpointer: Any = None) -> Any:
         usage = UsageLog()
         refs = {r: results[r] for r in step.references()}
         failed = [r for r, res in refs.items() if not res.ok]
-        if failed:
+        repairable = deps.registry.get(step.tool).handles_failures and all(
+            "candidates" in refs[r].value or "outcomes" in refs[r].value for r in failed)
+        if failed and not repairable:
             result = ToolResult.failure(f"skipped: {failed[0]} failed ({refs[failed[0]].error})")
         else:
             call = ToolCall(
@@ -136,7 +162,9 @@ def build_graph(deps: AgentDeps, checkpointer: Any = None) -> Any:
             "ok": answer.status != "error",
             "error": answer.text if answer.status == "error" else None,
         }
-        return {"answer": answer, "trace": [record], "usage": [c.to_dict() for c in usage.calls]}
+        history = [*state.get("history", []), turn_summary(state["question"], answer)]
+        return {"answer": answer, "history": history[-HISTORY_TURNS:], "trace": [record],
+                "usage": [c.to_dict() for c in usage.calls]}
 
     graph = StateGraph(AgentState)
     graph.add_node("plan", plan)
@@ -150,15 +178,16 @@ def build_graph(deps: AgentDeps, checkpointer: Any = None) -> Any:
 
 
 def make_answer(state: AgentState, ctx: ToolContext) -> Answer:
-    """The solver's logic: organize the last successful ``rows`` result; else report the first error."""
+    """The solver's logic: organize the last successful ``rows`` result in plan order (the verifier's, else
+    the judge's, else the execution's) with the last chart spec; else report the first error."""
     plan, results = state["plan"], state.get("results", {})
-    executed = [results[s.id] for s in plan.steps if s.tool == "execute_sql" and s.id in results]
-    generated = [results[s.id] for s in plan.steps if s.tool == "generate_sql" and s.id in results]
-    sql = next((str(r.value.get("sql")) for r in reversed(generated) if r.value.get("sql")), None)
-    good = [r for r in executed if r.ok]
+    ordered = [results[s.id] for s in plan.steps if s.id in results]
+    sql = next((str(r.value["sql"]) for r in reversed(ordered) if r.value.get("sql")), None)
+    good = [r for r in ordered if r.ok and r.kind == "rows"]
     if good:
         v = good[-1].value
-        return organize(state["question"], v["sql"], v["columns"], v["rows"], v["truncated"], ctx)
-    first_error = next((r.error for s in plan.steps if (r := results.get(s.id)) and not r.ok), None)
+        chart = next((r.value["spec"] for r in reversed(ordered) if r.ok and r.kind == "chart"), None)
+        return organize(state["question"], v["sql"], v["columns"], v["rows"], v["truncated"], ctx, chart=chart)
+    first_error = next((r.error for r in ordered if not r.ok), None)  # the root cause; later ones cascade
     text = f"I could not answer this question: {first_error or 'no query was executed'}"
     return Answer(status="error", text=text, sql=sql)

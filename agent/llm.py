@@ -36,6 +36,8 @@ class LLMCall:
     completion_tokens: int = 0
     ok: bool = True
     error: str | None = None
+    label: str | None = None
+    """What the call was for within its role, e.g. ``"candidate 2 query_plan"`` or ``"verifier repair 1"``."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form."""
@@ -46,6 +48,7 @@ class LLMCall:
             "completion_tokens": self.completion_tokens,
             "ok": self.ok,
             "error": self.error,
+            "label": self.label,
         }
 
 
@@ -161,13 +164,14 @@ def invoke_structured(
     *,
     temperature: float | None = None,
     max_tokens: int | None = None,
+    label: str | None = None,
 ) -> M:
     """Call ``role``'s model with JSON-schema constrained output and parse it into ``schema``.
 
     Uses ``with_structured_output(schema, method="json_schema", include_raw=True)``: the endpoint gets
     ``response_format=json_schema`` (llama.cpp turns it into a grammar, so the small local model cannot leave
     the schema); the reply is validated with Pydantic. Malformed output and
-    transport errors are retried ``max_retries`` times; every attempt is recorded in ``usage``.
+    transport errors are retried ``max_retries`` times; every attempt is recorded in ``usage`` (with ``label``).
 
     Raises:
         LLMError: after the last failed attempt, with a human-readable reason.
@@ -188,7 +192,7 @@ def invoke_structured(
             out = structured.invoke(list(messages))
         except Exception as exc:  # transport errors: recorded and retried, then surfaced as LLMError
             last_error = _describe(exc)
-            usage.add(LLMCall(role, time.perf_counter() - started, ok=False, error=last_error))
+            usage.add(LLMCall(role, time.perf_counter() - started, ok=False, error=last_error, label=label))
             continue
         elapsed = time.perf_counter() - started
         raw = out.get("raw")
@@ -202,9 +206,10 @@ def invoke_structured(
         elif parsed is None:
             last_error = f"no output ({out.get('parsing_error')})"
         if parsed is None:
-            usage.add(LLMCall(role, elapsed, prompt_tokens, completion_tokens, ok=False, error=last_error))
+            usage.add(LLMCall(role, elapsed, prompt_tokens, completion_tokens, ok=False, error=last_error,
+                              label=label))
             continue
-        usage.add(LLMCall(role, elapsed, prompt_tokens, completion_tokens))
+        usage.add(LLMCall(role, elapsed, prompt_tokens, completion_tokens, label=label))
         return parsed if isinstance(parsed, schema) else schema.model_validate(parsed)
     raise LLMError(f"{role} call failed: {last_error}")
 

@@ -15,12 +15,17 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 ToolName = Literal[
-    "retrieve_schema", "retrieve_examples", "search_values", "table_insights", "generate_sql", "execute_sql"
+    "retrieve_schema", "retrieve_examples", "search_values", "table_insights", "generate_sql", "execute_sql",
+    "judge_sql", "verify_sql", "build_chart",
 ]
 """Tools a plan step may call (the organizer runs in the solve node, after the plan)."""
 
 TOOL_NAMES: tuple[str, ...] = ToolName.__args__  # type: ignore[attr-defined]
-MAX_STEPS = 8
+AUTO_TOOLS: tuple[str, ...] = ("judge_sql", "verify_sql")
+"""Quality steps :func:`complete_plan` always appends after the last execution (the planner need not write
+them, which keeps its output, ~45-65 ms per token on the local model, short)."""
+MAX_DRAFT_STEPS = 8
+MAX_STEPS = MAX_DRAFT_STEPS + 3
 REF_PATTERN = re.compile(r"#E(\d+)(?!\d)")
 """A reference to an earlier step's evidence: ``#E`` followed by the full step number."""
 
@@ -60,7 +65,7 @@ class DraftStep(BaseModel):
 class PlanDraft(BaseModel):
     """The planner's structured output; :meth:`to_plan` adds each step's description from its tool."""
 
-    steps: list[DraftStep] = Field(min_length=1, max_length=MAX_STEPS)
+    steps: list[DraftStep] = Field(min_length=1, max_length=MAX_DRAFT_STEPS)
 
     def to_plan(self, describe: Callable[[str], str]) -> Plan:
         """The full :class:`Plan`; ``describe(tool_name)`` gives the step description."""
@@ -98,9 +103,38 @@ def validate_plan(plan: Plan, allowed: Collection[str] | None = None) -> None:
             raise PlanError(f"{step.id} ({step.tool}) does not reference a retrieve_schema step")
         if step.tool == "execute_sql" and "generate_sql" not in ref_tools:
             raise PlanError(f"{step.id} executes SQL without referencing a generate_sql step")
+        if step.tool == "judge_sql" and "execute_sql" not in ref_tools:
+            raise PlanError(f"{step.id} judges without referencing an execute_sql step")
+        if step.tool == "verify_sql" and not ref_tools & {"judge_sql", "execute_sql"}:
+            raise PlanError(f"{step.id} verifies without referencing a judge_sql or execute_sql step")
+        if step.tool == "build_chart" and not ref_tools & {"execute_sql", "judge_sql", "verify_sql"}:
+            raise PlanError(f"{step.id} charts without referencing a query result")
         tools_by_id[step.id] = step.tool
     if "execute_sql" not in tools_by_id.values():
         raise PlanError("the plan never executes SQL")
+
+
+def complete_plan(plan: Plan, *, chart: bool = False) -> tuple[Plan, bool]:
+    """Append the quality steps after the plan's last ``execute_sql``: ``judge_sql`` on it, ``verify_sql`` on
+    the judge, and ``build_chart`` on the verified result when ``chart`` is true or the plan had a
+    ``build_chart`` step. Steps the planner wrote after the last execution (only judge/verify/chart steps
+    are useful there; nothing can reference them) are replaced. Returns ``(plan, changed)``; a plan without
+    ``execute_sql`` comes back unchanged (:func:`validate_plan` rejects it).
+    """
+    steps = list(plan.steps)
+    executions = [i for i, s in enumerate(steps) if s.tool == "execute_sql"]
+    if not executions:
+        return plan, False
+    chart = chart or any(s.tool == "build_chart" for s in steps)
+    core = steps[: executions[-1] + 1]
+    n = len(core)
+    tail = [("judge_sql", "pick the best candidate"), ("verify_sql", "repair if failed, empty or weak")]
+    if chart:
+        tail.append(("build_chart", "chart of the result"))
+    for offset, (tool, why) in enumerate(tail):
+        core.append(PlanStep(id=f"#E{n + offset + 1}", tool=tool, input=f"#E{n + offset}", description=why))
+    new = Plan(steps=core)
+    return new, [s.model_dump() for s in new.steps] != [s.model_dump() for s in steps]
 
 
 def resolve_refs(text: str, lookup: Callable[[str], str]) -> str:
@@ -112,10 +146,11 @@ def resolve_refs(text: str, lookup: Callable[[str], str]) -> str:
     return REF_PATTERN.sub(lambda m: lookup(f"#E{m.group(1)}"), text)
 
 
-def default_plan(question: str, *, use_examples: bool = True) -> Plan:
+def default_plan(question: str, *, use_examples: bool = True, chart: bool = False) -> Plan:
     """The standard plan used when the planner's plan is missing or invalid.
 
-    Schema retrieval, example retrieval (when enabled), value search, then SQL generation and execution.
+    Schema retrieval, example retrieval (when enabled), value search, SQL generation and execution, then the
+    judge and verifier (and a chart when ``chart``), see :func:`complete_plan`.
     """
     steps = [PlanStep(id="#E1", tool="retrieve_schema", input=question, description="relevant tables")]
     if use_examples:
@@ -129,4 +164,4 @@ def default_plan(question: str, *, use_examples: bool = True) -> Plan:
         )
     )
     steps.append(PlanStep(id=f"#E{n + 2}", tool="execute_sql", input=f"#E{n + 1}", description="run it"))
-    return Plan(steps=steps)
+    return complete_plan(Plan(steps=steps), chart=chart)[0]

@@ -13,13 +13,16 @@ from agent.llm import LLMProvider
 from retrieval.database import Database
 from retrieval.embeddings import get_embedding_function
 from retrieval.store import ChromaStore, VectorStore
+from tools.charts import BuildChartTool
 from tools.examples import RetrieveExamplesTool
 from tools.execution import ExecuteSQLTool
 from tools.generation import GenerateSQLTool
 from tools.insights import TableInsightsTool
+from tools.judge import JudgeSQLTool
 from tools.referential import SearchValuesTool
 from tools.registry import ToolRegistry
 from tools.schema_retrieval import RetrieveSchemaTool
+from tools.verifier import VerifySQLTool
 
 MAX_QUESTION_CHARS = 2000
 
@@ -27,7 +30,7 @@ MAX_QUESTION_CHARS = 2000
 def default_registry() -> ToolRegistry:
     """The worker tools a plan may call."""
     return ToolRegistry([RetrieveSchemaTool(), RetrieveExamplesTool(), SearchValuesTool(), TableInsightsTool(),
-                         GenerateSQLTool(), ExecuteSQLTool()])
+                         GenerateSQLTool(), ExecuteSQLTool(), JudgeSQLTool(), VerifySQLTool(), BuildChartTool()])
 
 
 def open_store(settings: Settings) -> ChromaStore:
@@ -82,29 +85,40 @@ def ask(
     *,
     history: list[dict[str, Any]] | None = None,
     graph: Any = None,
-    config: dict[str, Any] | None = None,
+    thread_id: str | None = None,
 ) -> dict[str, Any]:
     """Answer ``question``; returns the JSON-friendly outcome.
 
+    Follow-ups: with ``thread_id`` (and a ``graph`` compiled with a checkpointer, see
+    :func:`agent.memory.open_checkpointer`) the thread's stored history is used and extended; otherwise
+    ``history`` (earlier turns, oldest first) is used as given.
+
     Keys: ``answer`` (text), ``status`` (ok | empty | error), ``sql``, ``columns``, ``rows``, ``truncated``,
-    ``llm_calls``, ``prompt_tokens``, ``completion_tokens``, ``latency_s`` (wall clock), ``plan`` (steps),
-    ``plan_source`` (planner | fallback), ``plan_error``, ``trace`` and ``usage`` (one record per LLM call),
-    ``database`` (key). Never raises for bad input: the reason is the answer, with status ``error``.
+    ``chart`` (spec or None), ``show_sql``, ``candidates`` (each candidate's strategy, SQL, status),
+    ``judge`` and ``verifier`` (their records), ``llm_calls``, ``prompt_tokens``, ``completion_tokens``,
+    ``latency_s`` (wall clock), ``plan`` (steps), ``plan_source`` (planner | fallback), ``plan_error``,
+    ``trace`` and ``usage`` (one record per LLM call: role, label, latency_s, tokens), ``database`` (key),
+    ``thread_id``. Never raises for bad input: the reason is the answer, with status ``error``.
     """
     started = time.perf_counter()
     problem = validate_question(question)
     if problem:
         return _outcome(deps, {"answer": None}, started, error=problem)
     graph = graph if graph is not None else build_graph(deps)
-    state_in = {
-        "question": question.strip(),
-        "history": history or [],
-        "results": {},
-        "trace": [],
-        "usage": [],
+    state_in: dict[str, Any] = {  # None resets the accumulating fields for the new turn
+        "question": question.strip(), "results": None, "trace": None, "usage": None, "step_index": 0,
     }
-    final = graph.invoke(state_in, config=config or {})
-    return _outcome(deps, final, started)
+    config: dict[str, Any] = {}
+    if thread_id:
+        config = {"configurable": {"thread_id": thread_id}}
+        if history is not None:
+            state_in["history"] = history
+    else:
+        state_in["history"] = history or []
+    final = graph.invoke(state_in, config=config)
+    out = _outcome(deps, final, started)
+    out["thread_id"] = thread_id
+    return out
 
 
 def _outcome(
@@ -113,6 +127,7 @@ def _outcome(
     answer = final.get("answer")
     usage = final.get("usage", [])
     plan = final.get("plan")
+    last = _last_selection(final)
     return {
         "answer": answer.text if answer else error,
         "status": answer.status if answer else "error",
@@ -120,6 +135,12 @@ def _outcome(
         "columns": answer.columns if answer else [],
         "rows": answer.rows if answer else [],
         "truncated": answer.truncated if answer else False,
+        "chart": answer.chart if answer else None,
+        "show_sql": answer.show_sql if answer else False,
+        "candidates": [{k: o.get(k) for k in ("index", "strategy", "status", "row_count", "sql", "error")}
+                       for o in last.get("outcomes", [])],
+        "judge": last.get("judge"),
+        "verifier": last.get("verifier"),
         "llm_calls": len(usage),
         "prompt_tokens": sum(u.get("prompt_tokens", 0) for u in usage),
         "completion_tokens": sum(u.get("completion_tokens", 0) for u in usage),
@@ -133,3 +154,15 @@ def _outcome(
         "usage": usage,
         "database": deps.db.key,
     }
+
+
+def _last_selection(final: dict[str, Any]) -> dict[str, Any]:
+    """Value of the last step result that carries candidate outcomes (execute, judge or verify)."""
+    plan, results = final.get("plan"), final.get("results") or {}
+    if not plan:
+        return {}
+    for step in reversed(plan.steps):
+        res = results.get(step.id)
+        if res is not None and "outcomes" in res.value:
+            return res.value
+    return {}

@@ -1,8 +1,15 @@
-"""SQL generator prompt (single candidate): dialect rules and schema first (a stable prefix the server's
-prompt cache reuses across questions on the same database), then few-shot examples and the question."""
+"""SQL generator prompts: one shared system prompt (dialect rules and schema, a stable prefix that the server's
+prompt cache reuses across candidates, the judge and the verifier of a question), then one user template per
+candidate strategy.
 
-SYSTEM = """You are an expert {dialect} SQL writer for a financial data team. Write ONE {dialect} query that
-answers the question using ONLY the tables and columns of this schema.
+Strategies (CHASE-SQL, Pourreza et al. 2024): ``direct`` writes SQL only; ``divide_and_conquer`` splits the
+question into sub-questions, solves each as a partial query and assembles them; ``query_plan`` reasons like a
+database engine's plan (tables to scan, joins, filters, grouping, ordering, output). Reasoning is kept short
+and capped by the JSON grammar: on the local 2-core model each output token costs ~45-65 ms.
+"""
+
+SYSTEM = """You are an expert {dialect} SQL writer for a financial data team. Queries must answer the
+question using ONLY the tables and columns of this schema.
 
 Rules:
 - Use only columns that exist below; join tables on the foreign keys shown.
@@ -11,13 +18,27 @@ Rules:
 - Select only the columns the question asks for.
 - "latest"/"last day"/"current" means the maximum date present in the data, not today's date.
 - One read-only statement (SELECT or WITH). No comments.
-Reply with JSON: {{"sql": "<the query>"}}
 
 Schema:
 {schema}"""
 
-USER = """{examples}{values}{insights}Question: {question}
+DIRECT = """{history}{examples}{values}{insights}Question: {question}
+Reply with JSON: {{"sql": "<the query>"}}
 JSON:"""
+
+DIVIDE_AND_CONQUER = """{history}{examples}{values}{insights}Question: {question}
+Think with divide and conquer, briefly: split the question into 1-3 sub-questions, name the table/column or
+partial SQL that answers each, then combine them into ONE final query.
+Reply with JSON: {{"reasoning": "<sub-questions and how they combine, under 60 words>", "sql": "<the query>"}}
+JSON:"""
+
+QUERY_PLAN = """{history}{examples}{values}{insights}Question: {question}
+Think like a query planner, briefly: which tables to read, how they join (which keys), which filters (exact
+values), grouping/aggregation, ordering/limit, and which columns to output.
+Reply with JSON: {{"reasoning": "<the plan in under 60 words>", "sql": "<the query>"}}
+JSON:"""
+
+TEMPLATES = {"direct": DIRECT, "divide_and_conquer": DIVIDE_AND_CONQUER, "query_plan": QUERY_PLAN}
 
 DIALECT_RULES = {
     "sqlite": "SQLite dialect: dates are TEXT 'YYYY-MM-DD'; use strftime/date(), || for concatenation, "
@@ -33,6 +54,8 @@ EXAMPLES_HEADER = "Similar solved questions:\n"
 VALUES_HEADER = "Database values for names in the question (use these exact values and ids):\n"
 
 INSIGHTS_HEADER = "Analysis of the question:\n"
+
+HISTORY_HEADER = "Earlier questions in this conversation (the new question may refer to them):\n"
 
 EXAMPLE = """-- Q: {question}
 {sql}"""

@@ -12,6 +12,10 @@ Rules:
 - Use retrieve_examples (input: the question).
 - Use search_values when the question names companies, tickers, places, codes or other values.
 - generate_sql takes the ids of the earlier steps; execute_sql takes only the generate_sql id.
+- Only when the user asks for a chart, plot or graph, end with build_chart (input: the execute_sql id).
+- Checking and repairing the SQL happens automatically after execute_sql; do not plan it.
+- For a follow-up ("and for X?", "plot that"), plan as for a full question; earlier SQL is shown to the
+  SQL writer.
 - Keep inputs short.
 
 Example for "What did Acme Corp invoice in 2023?":

@@ -9,9 +9,11 @@ argument validation errors into such results.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
+from langchain_core.runnables.config import ContextThreadPoolExecutor
 from pydantic import BaseModel, Field
 
 from agent.configuration import Settings
@@ -68,6 +70,26 @@ class ToolCall:
         """Referenced successful results of ``kind``, in reference order."""
         return [r for r in self.refs.values() if r.ok and r.kind == kind]
 
+    def last_ref(self) -> ToolResult | None:
+        """The last referenced result, successful or not (None without references)."""
+        return list(self.refs.values())[-1] if self.refs else None
+
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def run_concurrently(fn: Callable[[T], R], items: Sequence[T], parallel: bool = True) -> list[R]:
+    """``[fn(x) for x in items]``, on threads when ``parallel`` (results keep the order of ``items``).
+
+    Uses langchain-core's context-copying pool so LangSmith traces of the calls stay under the current run.
+    ``fn`` must not raise (tools return failures as values).
+    """
+    if not parallel or len(items) < 2:
+        return [fn(x) for x in items]
+    with ContextThreadPoolExecutor(max_workers=len(items)) as pool:
+        return list(pool.map(fn, items))
+
 
 A = TypeVar("A", bound=BaseModel)
 
@@ -78,6 +100,9 @@ class Tool(ABC, Generic[A]):
     name: ClassVar[str]
     description: ClassVar[str]
     Args: ClassVar[type[BaseModel]]
+    handles_failures: ClassVar[bool] = False
+    """True for tools that run even when a referenced step failed (the judge and the verifier repair or
+    report failures); other tools are skipped with the failure passed on."""
 
     @abstractmethod
     def build_args(self, call: ToolCall, ctx: ToolContext) -> A:

@@ -1,55 +1,145 @@
-"""Guarded read-only SQL execution tool."""
+"""Guarded read-only execution of every SQL candidate, grouped by result (execution-based selection)."""
 
 from __future__ import annotations
 
+import hashlib
+from typing import Any
+
 from pydantic import BaseModel, Field
 
-from tools.base import Tool, ToolCall, ToolContext, ToolResult
+from retrieval.database import QueryResult
+from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently
 
 PREVIEW_ROWS = 10
+GROUP_PREVIEW_ROWS = 5
 
 
 class ExecuteSQLArgs(BaseModel):
-    """One SQL statement (checked by the guard before it runs)."""
+    """The candidates to run: dicts with at least ``index`` and ``sql`` (and ``error`` when unusable)."""
 
-    sql: str = Field(min_length=1, max_length=20000)
+    candidates: list[dict[str, Any]] = Field(min_length=1)
+    carry: dict[str, Any] = Field(default_factory=dict, description="Prompt parts passed on to judge/verifier.")
+
+
+def result_signature(res: QueryResult) -> str:
+    """Order-insensitive fingerprint of a result (column count plus the multiset of rows)."""
+    rows = sorted(repr(tuple(r)) for r in res.rows)
+    return hashlib.sha1(f"{len(res.columns)}|{rows}".encode()).hexdigest()[:16]
+
+
+def execute_candidates(ctx: ToolContext, candidates: list[dict[str, Any]], parallel: bool = True
+                       ) -> tuple[list[dict[str, Any]], dict[int, QueryResult]]:
+    """Run each usable candidate once (identical SQL is run once), concurrently when ``parallel``.
+
+    Returns ``(outcomes, results)``: one outcome per candidate (``index, strategy, sql, status`` in
+    ok | empty | error | invalid, ``row_count``, ``error``, ``signature``) and the query results of the
+    candidates that ran, by candidate index.
+    """
+    distinct = sorted({str(c["sql"]) for c in candidates if c.get("sql") and not c.get("error")})
+    ran = dict(zip(distinct, run_concurrently(ctx.db.run_query, distinct, parallel), strict=True))
+    outcomes, results = [], {}
+    for c in candidates:
+        out = {"index": c.get("index", 1), "strategy": c.get("strategy", "given"), "sql": c.get("sql"),
+               "reasoning": c.get("reasoning", ""), "row_count": 0, "error": c.get("error"), "signature": None}
+        if out["error"] or not out["sql"]:
+            out["status"] = "invalid"
+            out["error"] = out["error"] or "no SQL"
+        else:
+            res = ran[str(out["sql"])]
+            results[out["index"]] = res
+            if not res.ok:
+                out.update(status="error", error=res.error)
+            else:
+                out.update(status="ok" if res.rows else "empty", row_count=len(res.rows),
+                           signature=result_signature(res))
+        outcomes.append(out)
+    return outcomes, results
+
+
+def selection_value(outcomes: list[dict[str, Any]], results: dict[int, QueryResult], chosen: int,
+                    carry: dict[str, Any]) -> dict[str, Any]:
+    """The payload of a ``rows`` result: the chosen candidate's full result plus every outcome, and the
+    distinct results as groups (``members``, representative ``sql``, ``columns``, ``preview``, ``row_count``)
+    largest first. ``carry`` (prompt parts, question, judge/verifier records) is kept."""
+    res = results[chosen]
+    groups: dict[str, dict[str, Any]] = {}
+    for o in outcomes:
+        if o["status"] in ("ok", "empty"):
+            g = groups.setdefault(o["signature"], {"members": [], "sql": o["sql"], "status": o["status"],
+                                                   "representative": o["index"]})
+            g["members"].append(o["index"])
+    group_list = sorted(groups.values(), key=lambda g: -len(g["members"]))
+    for g in group_list:
+        r = results[g["representative"]]
+        g.update(columns=list(r.columns), preview=[list(x) for x in r.rows[:GROUP_PREVIEW_ROWS]],
+                 row_count=len(r.rows))
+    return {
+        **carry,
+        "sql": res.sql, "columns": list(res.columns), "rows": [list(r) for r in res.rows],
+        "truncated": res.truncated, "row_count": len(res.rows), "selected": chosen,
+        "outcomes": outcomes, "groups": group_list,
+        "all_empty": all(g["status"] == "empty" for g in group_list),
+    }
+
+
+def pick_majority(outcomes: list[dict[str, Any]]) -> int | None:
+    """Index of the first member of the largest non-empty result group (self-consistency); an empty result
+    only when every result is empty; None when nothing ran successfully."""
+    for wanted in ("ok", "empty"):
+        sizes: dict[str, int] = {}
+        for o in outcomes:
+            if o["status"] == wanted:
+                sizes[o["signature"]] = sizes.get(o["signature"], 0) + 1
+        if sizes:
+            best = max(sizes.values())
+            return next(o["index"] for o in outcomes if o["status"] == wanted and sizes[o["signature"]] == best)
+    return None
+
+
+def failure_value(outcomes: list[dict[str, Any]], carry: dict[str, Any]) -> dict[str, Any]:
+    """The payload of a failed execution: every outcome (with its error) and the carried prompt parts."""
+    return {**carry, "sql": next((o["sql"] for o in outcomes if o["sql"]), None), "outcomes": outcomes,
+            "groups": [], "all_empty": False}
 
 
 class ExecuteSQLTool(Tool[ExecuteSQLArgs]):
-    """Runs SQL through :meth:`retrieval.database.Database.run_query` (guard, read-only, timeout, row cap).
+    """Runs every candidate through :meth:`retrieval.database.Database.run_query` (guard, read-only,
+    timeout, row cap), in parallel.
 
-    Returns ``kind="rows"`` with ``value = {"sql", "columns", "rows", "truncated", "row_count"}``; database
-    errors come back as ``ok=False`` results carrying the database's message.
+    Returns ``kind="rows"`` with :func:`selection_value` (the majority result selected; failures and empty
+    results dropped, one empty result kept when all are empty), or ``ok=False`` with :func:`failure_value`
+    when no candidate ran. The ``text`` previews at most 10 rows of the selected result.
     """
 
     name = "execute_sql"
-    description = "run the SQL written by a generate_sql step, read-only (input: that step's id)"
+    description = "run the SQL candidates of a generate_sql step, read-only (input: that step's id)"
     Args = ExecuteSQLArgs
+    handles_failures = True  # a generation whose candidates were all refused is passed on to the verifier
 
     def build_args(self, call: ToolCall, ctx: ToolContext) -> ExecuteSQLArgs:
-        """SQL = the referenced generate_sql result; otherwise the literal input (manual runs)."""
-        sql_results = call.referenced("sql")
+        """Candidates of the referenced generate_sql result (also of a failed one: its refused candidates are
+        recorded so the verifier can repair them); otherwise the literal input (manual runs)."""
+        sql_results = call.referenced("sql") or [r for r in call.refs.values() if "candidates" in r.value]
         if sql_results:
-            return ExecuteSQLArgs(sql=str(sql_results[-1].value["sql"]))
+            value = sql_results[-1].value
+            carry = {k: value[k] for k in ("system", "context", "question") if k in value}
+            candidates = value.get("candidates") or [{"index": 1, "strategy": "given", "sql": value["sql"]}]
+            return ExecuteSQLArgs(candidates=candidates, carry=carry)
         if any(not r.ok for r in call.refs.values()):
             raise ValueError("the SQL to execute was not produced (an earlier step failed)")
-        return ExecuteSQLArgs(sql=call.input)
+        return ExecuteSQLArgs(candidates=[{"index": 1, "strategy": "given", "sql": call.input}])
 
     def run(self, args: ExecuteSQLArgs, ctx: ToolContext) -> ToolResult:
-        """Execute and package the rows; the ``text`` shows a preview of at most 10 rows."""
-        res = ctx.db.run_query(args.sql)
-        if not res.ok:
-            return ToolResult(ok=False, kind="error", text=f"ERROR: {res.error}", error=res.error,
-                              value={"sql": args.sql})
-        return ToolResult(
-            ok=True,
-            kind="rows",
-            text=res.preview(PREVIEW_ROWS),
-            value={
-                "sql": res.sql,
-                "columns": list(res.columns),
-                "rows": [list(r) for r in res.rows],
-                "truncated": res.truncated,
-                "row_count": len(res.rows),
-            },
-        )
+        """Execute, group by result and select the majority result."""
+        outcomes, results = execute_candidates(ctx, args.candidates, ctx.settings.generation.parallel)
+        chosen = pick_majority(outcomes)
+        if chosen is None:
+            error = "; ".join(f"candidate {o['index']}: {o['error']}" for o in outcomes)
+            return ToolResult(ok=False, kind="error", text=f"ERROR: {error}", error=error,
+                              value=failure_value(outcomes, args.carry))
+        return rows_result(selection_value(outcomes, results, chosen, args.carry), results[chosen])
+
+
+def rows_result(value: dict[str, Any], res: QueryResult) -> ToolResult:
+    """A ``rows`` tool result for ``value`` whose selected result is ``res``."""
+    return ToolResult(ok=True, kind="rows", text=res.preview(PREVIEW_ROWS), value=value)

@@ -1,35 +1,70 @@
-"""SQL generation tool (first version: one candidate from schema + few-shot examples + dialect rules)."""
+"""SQL generation tool: several reasoned candidates per question, generated concurrently.
+
+Candidate strategies follow CHASE-SQL (Pourreza et al. 2024): Divide-and-Conquer chain-of-thought and
+Query-Plan chain-of-thought, plus a ``direct`` prompt (SQL only, the single-candidate baseline). Which
+candidates run (strategy, temperature, count) comes from :meth:`agent.configuration.Settings.candidate_specs`.
+Every candidate is cleaned and checked by the read-only guard in the database's dialect (sqlglot) before any
+execution; a failed candidate is kept with its error, so the trace shows it.
+"""
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
-from agent.llm import chat, invoke_structured
+from agent.configuration import CandidateSpec
+from agent.llm import LLMError, chat, invoke_structured
 from prompts import generator as prompt
 from retrieval.guard import guard_sql
 from retrieval.values import ValueMatch
-from tools.base import Tool, ToolCall, ToolContext, ToolResult
+from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently
 
 _FENCE = re.compile(r"^```(?:sql)?\s*|\s*```$", re.IGNORECASE)
+SQL_MAX_CHARS = 1500
 
 
 class SQLAnswer(BaseModel):
-    """Structured output of the generator: one SQL statement (length-capped, so it cannot ramble)."""
+    """Structured output of the ``direct`` strategy: one SQL statement (length-capped, so it cannot ramble)."""
 
-    sql: str = Field(description="One read-only SQL query.", min_length=1, max_length=1500)
+    sql: str = Field(description="One read-only SQL query.", min_length=1, max_length=SQL_MAX_CHARS)
+
+
+@functools.cache
+def reasoned_answer_model(max_chars: int) -> type[BaseModel]:
+    """Structured output of the chain-of-thought strategies: ``reasoning`` (at most ``max_chars`` characters,
+    enforced by the server's JSON grammar) before ``sql``, so the model reasons first."""
+    return create_model(
+        "ReasonedSQL",
+        reasoning=(str, Field(description="Short reasoning.", max_length=max_chars)),
+        sql=(str, Field(description="One read-only SQL query.", min_length=1, max_length=SQL_MAX_CHARS)),
+    )
+
+
+class Candidate(BaseModel):
+    """One generated SQL candidate: which prompt made it, its reasoning and SQL, or why it failed."""
+
+    index: int = Field(description="1-based position among the question's candidates.")
+    strategy: str
+    temperature: float
+    reasoning: str = ""
+    sql: str | None = None
+    error: str | None = Field(None, description="Generation or guard failure; None when the SQL is usable.")
 
 
 class GenerateSQLArgs(BaseModel):
     """The question, the schema context (from retrieve_schema), and optional few-shot examples, resolved
-    values (from search_values) and table insights, each already rendered as prompt text."""
+    values (from search_values), table insights and conversation history, each already rendered as prompt
+    text."""
 
     question: str = Field(min_length=1, max_length=2000)
     schema_context: str = Field(min_length=1)
     examples: str = ""
     values: str = ""
     insights: str = ""
+    history: str = ""
 
 
 MIN_VALUE_SCORE = 90.0
@@ -47,16 +82,60 @@ def render_values(results: list[ToolResult]) -> str:
     return prompt.VALUES_HEADER + "\n".join(lines) + "\n\n" if lines else ""
 
 
+def render_history(history: list[dict[str, Any]], limit: int = 2) -> str:
+    """The last ``limit`` turns (question and SQL) for follow-up questions ('' without history)."""
+    lines = [f"- Q: {t.get('question')}\n  SQL: {t.get('sql')}" for t in history[-limit:] if t.get("sql")]
+    return prompt.HISTORY_HEADER + "\n".join(lines) + "\n\n" if lines else ""
+
+
 def clean_sql(text: str) -> str:
     """Strip code fences, surrounding whitespace and trailing semicolons from model-written SQL."""
     return _FENCE.sub("", text.strip()).strip().rstrip(";").strip()
 
 
+def system_prompt(dialect: str, schema_context: str) -> str:
+    """The system prompt shared by candidates, judge and verifier (dialect rules and schema)."""
+    return prompt.SYSTEM.format(
+        dialect=dialect,
+        dialect_rules=prompt.DIALECT_RULES.get(dialect, f"{dialect} dialect."),
+        schema=schema_context,
+    )
+
+
+def write_candidate(ctx: ToolContext, system: str, user: str, spec: CandidateSpec, index: int,
+                    label: str | None = None) -> Candidate:
+    """One generator call with ``spec``'s output model and temperature; the SQL is cleaned and guarded.
+
+    Never raises: LLM failures (endpoint down, malformed JSON after retries) and guard refusals (two
+    statements, writes, unparsable SQL) come back in ``Candidate.error``.
+    """
+    cand = Candidate(index=index, strategy=spec.strategy, temperature=spec.temperature)
+    schema: type[BaseModel] = (SQLAnswer if spec.strategy == "direct"
+                               else reasoned_answer_model(ctx.settings.generation.reasoning_max_chars))
+    try:
+        out = invoke_structured(ctx.llms, "generator", chat(system, user), schema, ctx.usage,
+                                temperature=spec.temperature, label=label or f"candidate {index} {spec.strategy}")
+    except LLMError as exc:
+        cand.error = str(exc)
+        return cand
+    cand.reasoning = str(getattr(out, "reasoning", "") or "")
+    cand.sql = clean_sql(str(getattr(out, "sql", "")))
+    verdict = guard_sql(cand.sql, ctx.db.dialect)
+    if not verdict.ok:
+        cand.error = verdict.error
+    else:
+        cand.sql = verdict.sql
+    return cand
+
+
 class GenerateSQLTool(Tool[GenerateSQLArgs]):
-    """Returns ``kind="sql"`` with ``value = {"sql"}``; the SQL has passed the read-only guard."""
+    """Returns ``kind="sql"``, ``value = {"sql", "candidates", "system", "context", "question"}``: ``sql`` is
+    the first usable candidate, ``candidates`` every :class:`Candidate` (as dicts); ``system``/``context`` are
+    the prompt parts the judge and verifier reuse (same prefix, so the server's prompt cache serves them).
+    Fails (``ok=False``) only when no candidate is usable."""
 
     name = "generate_sql"
-    description = "write one SQL query for the question (input: question plus the schema and examples ids)"
+    description = "write SQL candidates for the question (input: question plus the schema and examples ids)"
     Args = GenerateSQLArgs
 
     def build_args(self, call: ToolCall, ctx: ToolContext) -> GenerateSQLArgs:
@@ -72,22 +151,28 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
             examples=f"{prompt.EXAMPLES_HEADER}{examples}\n\n" if examples else "",
             values=render_values(call.referenced("values")),
             insights=f"{prompt.INSIGHTS_HEADER}{insights}\n\n" if insights else "",
+            history=render_history(ctx.history),
         )
 
     def run(self, args: GenerateSQLArgs, ctx: ToolContext) -> ToolResult:
-        """One generator call; the SQL is cleaned and checked by the guard in the database's dialect."""
-        dialect = ctx.db.dialect
-        system = prompt.SYSTEM.format(
-            dialect=dialect,
-            dialect_rules=prompt.DIALECT_RULES.get(dialect, f"{dialect} dialect."),
-            schema=args.schema_context,
-        )
-        user = prompt.USER.format(examples=args.examples, values=args.values, insights=args.insights,
-                                  question=args.question)
-        answer = invoke_structured(ctx.llms, "generator", chat(system, user), SQLAnswer, ctx.usage)
-        sql = clean_sql(answer.sql)
-        verdict = guard_sql(sql, dialect)
-        if not verdict.ok:
-            return ToolResult(ok=False, kind="error", text=f"ERROR: {verdict.error}", error=verdict.error,
-                              value={"sql": sql})
-        return ToolResult(ok=True, kind="sql", text=verdict.sql, value={"sql": verdict.sql})
+        """Generate every configured candidate (concurrently when enabled) and guard each one."""
+        system = system_prompt(ctx.db.dialect, args.schema_context)
+        context = f"{args.history}{args.examples}{args.values}{args.insights}"
+        specs = ctx.settings.candidate_specs()
+
+        def one(item: tuple[int, CandidateSpec]) -> Candidate:
+            index, spec = item
+            user = prompt.TEMPLATES[spec.strategy].format(
+                history=args.history, examples=args.examples, values=args.values, insights=args.insights,
+                question=args.question)
+            return write_candidate(ctx, system, user, spec, index)
+
+        candidates = run_concurrently(one, list(enumerate(specs, start=1)), ctx.settings.generation.parallel)
+        value = {"candidates": [c.model_dump() for c in candidates], "system": system, "context": context,
+                 "question": args.question}
+        usable = [c for c in candidates if c.sql and not c.error]
+        if not usable:
+            error = "; ".join(f"candidate {c.index}: {c.error}" for c in candidates)
+            return ToolResult(ok=False, kind="error", text=f"ERROR: {error}", error=error,
+                              value={**value, "sql": candidates[0].sql if candidates else None})
+        return ToolResult(ok=True, kind="sql", text=str(usable[0].sql), value={**value, "sql": usable[0].sql})

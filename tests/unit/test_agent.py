@@ -25,7 +25,7 @@ COUNT_SQL = "SELECT COUNT(*) AS n FROM customers WHERE country = 'Brazil'"
 def _fakes(planner: Any = GOOD_PLAN, sql: Any = None, text: Any = None) -> dict[str, ScriptedChatModel]:
     return {
         "planner": ScriptedChatModel(replies=[planner]),
-        "generator": ScriptedChatModel(replies=[sql if sql is not None else {"sql": COUNT_SQL}]),
+        "generator": ScriptedChatModel(replies=[sql if sql is not None else {"reasoning": "plan", "sql": COUNT_SQL}]),
         "organizer": ScriptedChatModel(replies=[text if text is not None else {"text": "2 customers are from Brazil."}]),
     }
 
@@ -47,12 +47,13 @@ def test_answers_with_planner_plan(shop_settings: Settings, shop_store: ChromaSt
     assert out["answer"] == "2 customers are from Brazil."
     assert out["plan_source"] == "planner" and out["plan_error"] is None
     assert out["index_snapshot"]  # the trace records which index snapshot answered
-    assert out["llm_calls"] == 3
+    assert out["llm_calls"] == 4  # planner, 2 candidates (they agree: no judge call), organizer
     assert out["prompt_tokens"] > 0 and out["completion_tokens"] > 0
     generator_prompt = _prompt_text(models["generator"].prompts[0])
     assert "customers" in generator_prompt and "country" in generator_prompt
     assert "How many orders are there?" in generator_prompt  # the retrieved few-shot example
-    assert [t["step"] for t in out["trace"] if t["node"] == "run_step"] == ["#E1", "#E2", "#E3", "#E4"]
+    steps = [(t["step"], t["tool"]) for t in out["trace"] if t["node"] == "run_step"]
+    assert steps[-2:] == [("#E5", "judge_sql"), ("#E6", "verify_sql")]  # appended by plan completion
 
 
 def test_invalid_plan_falls_back_and_records_it(shop_settings: Settings, shop_store: ChromaStore) -> None:
@@ -76,14 +77,14 @@ def test_two_statements_are_refused_and_database_unchanged(
 ) -> None:
     before = hashlib.sha256(shop_db.read_bytes()).hexdigest()
     out, _ = _ask(shop_settings, shop_store, "How many customers are from Brazil?",
-                  sql={"sql": "SELECT 1; DROP TABLE customers"})
+                  sql={"reasoning": "plan", "sql": "SELECT 1; DROP TABLE customers"})
     assert out["status"] == "error"
     assert "statement" in out["answer"].lower()
     assert hashlib.sha256(shop_db.read_bytes()).hexdigest() == before
 
 
 def test_invented_column_reports_database_error(shop_settings: Settings, shop_store: ChromaStore) -> None:
-    out, _ = _ask(shop_settings, shop_store, "Total revenue?", sql={"sql": "SELECT SUM(revenue) FROM orders"})
+    out, _ = _ask(shop_settings, shop_store, "Total revenue?", sql={"reasoning": "plan", "sql": "SELECT SUM(revenue) FROM orders"})
     assert out["status"] == "error"
     assert "revenue" in out["answer"]
     assert out["sql"] == "SELECT SUM(revenue) FROM orders"
@@ -119,11 +120,11 @@ def test_missing_index_is_explained(tmp_path: Path, shop_settings: Settings, emb
 
 def test_default_plan_resolves_values_for_the_generator(shop_settings: Settings, shop_store: ChromaStore) -> None:
     out, models = _ask(shop_settings, shop_store, "How many orders did Caio place?", planner="invalid",
-                       sql={"sql": "SELECT COUNT(*) FROM orders o JOIN customers c ON c.id = o.customer_id "
+                       sql={"reasoning": "plan", "sql": "SELECT COUNT(*) FROM orders o JOIN customers c ON c.id = o.customer_id "
                                    "WHERE c.name = 'Caio'"})
     assert out["plan_source"] == "fallback"
     assert [s["tool"] for s in out["plan"]] == ["retrieve_schema", "retrieve_examples", "search_values",
-                                                 "generate_sql", "execute_sql"]
+                                                 "generate_sql", "execute_sql", "judge_sql", "verify_sql"]
     prompt = _prompt_text(models["generator"].prompts[0])
     assert "customers.name = 'Caio'" in prompt
     assert out["rows"] == [[0]]

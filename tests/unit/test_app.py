@@ -28,8 +28,8 @@ def app(monkeypatch: pytest.MonkeyPatch, shop_settings: Settings, shop_store: Ch
         def sql_for(messages: list[Any]) -> dict[str, str]:
             question = str(messages[-1].content)
             if "per country" in question:
-                return {"sql": "SELECT country, COUNT(*) AS n FROM customers GROUP BY country ORDER BY country"}
-            return {"sql": "SELECT COUNT(*) AS n FROM customers WHERE country = 'Brazil'"}
+                return {"reasoning": "plan", "sql": "SELECT country, COUNT(*) AS n FROM customers GROUP BY country ORDER BY country"}
+            return {"reasoning": "plan", "sql": "SELECT COUNT(*) AS n FROM customers WHERE country = 'Brazil'"}
 
         models = {"planner": ScriptedChatModel(replies=[PLAN]), "generator": ScriptedChatModel(script=sql_for),
                   "organizer": ScriptedChatModel(replies=[{"text": "The result is shown."}])}

@@ -16,7 +16,7 @@ def test_default_plan_is_valid_with_and_without_examples() -> None:
     for use_examples in (True, False):
         plan = default_plan("How many customers?", use_examples=use_examples)
         validate_plan(plan)
-        assert plan.steps[-1].tool == "execute_sql"
+        assert [s.tool for s in plan.steps[-3:]] == ["execute_sql", "judge_sql", "verify_sql"]
         assert [s.id for s in plan.steps] == [f"#E{i}" for i in range(1, len(plan.steps) + 1)]
 
 

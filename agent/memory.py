@@ -1,0 +1,32 @@
+"""Conversation memory: a LangGraph SQLite checkpointer, so each thread's state (history of questions, SQL
+and result shapes) survives across questions and processes."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from agent.configuration import Settings
+
+
+def checkpoint_path(settings: Settings) -> Path:
+    """Where the checkpoints live: ``<state_dir>/checkpoints.sqlite``."""
+    return Path(settings.state_dir) / "checkpoints.sqlite"
+
+
+def open_checkpointer(settings: Settings, path: Path | None = None) -> Any:
+    """A ``langgraph.checkpoint.sqlite.SqliteSaver`` on ``path`` (default :func:`checkpoint_path`); the
+    folder is created. The connection allows use from the app's worker threads (SqliteSaver locks itself)."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    target = path or checkpoint_path(settings)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(target), check_same_thread=False)
+    return SqliteSaver(conn)
+
+
+def thread_history(graph: Any, thread_id: str) -> list[dict[str, Any]]:
+    """The stored history of ``thread_id`` (oldest first; [] for a new thread)."""
+    snapshot = graph.get_state({"configurable": {"thread_id": thread_id}})
+    return list((snapshot.values or {}).get("history", [])) if snapshot else []

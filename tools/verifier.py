@@ -1,0 +1,121 @@
+"""Verifier: repairs the query when every candidate failed, every result was empty, or the judge's best
+score is under the threshold.
+
+Each attempt (at most ``generation.verifier_retries``) runs read-only probes (:mod:`tools.probes`), asks the
+generator for a Query-Plan chain-of-thought repair given the problem and the probe results, guards and
+executes it, and re-judges it against the earlier results when there were any (self-correction with
+execution feedback as in DIN-SQL, Pourreza & Rafiei 2023; probing as in RAISE, Granado et al. 2025).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from agent.configuration import CandidateSpec
+from prompts import verifier as prompt
+from tools.base import Tool, ToolCall, ToolContext, ToolResult
+from tools.execution import execute_candidates, pick_majority, rows_result, selection_value
+from tools.generation import write_candidate
+from tools.judge import judge_groups, reselect
+from tools.probes import plan_probes, run_probes
+
+
+class VerifyArgs(BaseModel):
+    """The judged result (``rows``) or the failure to repair."""
+
+    value: dict[str, Any]
+    ok: bool
+    error: str | None = None
+
+
+def diagnose(ok: bool, error: str | None, value: dict[str, Any], threshold: float) -> tuple[str, str] | None:
+    """``(sql, problem)`` to repair, or None when the result is acceptable."""
+    if not ok:
+        failing = next((o for o in value.get("outcomes", []) if o.get("sql")), None)
+        return (failing["sql"], f"Error: {failing['error']}") if failing else None
+    if value.get("all_empty"):
+        return value["sql"], prompt.EMPTY
+    score = (value.get("judge") or {}).get("best_score")
+    if score is not None and score < threshold:
+        return value["sql"], prompt.LOW_SCORE.format(score=score)
+    return None
+
+
+class VerifySQLTool(Tool[VerifyArgs]):
+    """Verifier step: the judged result unchanged when acceptable (no LLM call), else the repaired one.
+
+    ``value["verifier"]`` records ``needed``, the ``problem`` and each attempt (SQL, probes, outcome). When
+    every attempt fails, the original result is returned (an error stays an error; an empty result stays
+    empty, and the answer says so).
+    """
+
+    name = "verify_sql"
+    description = "repair the query when it failed, was empty or scored low (input: the judge_sql step id)"
+    Args = VerifyArgs
+    handles_failures = True
+
+    def build_args(self, call: ToolCall, ctx: ToolContext) -> VerifyArgs:
+        """The referenced judge (or execution) result."""
+        ref = call.last_ref()
+        if ref is None or "outcomes" not in ref.value:
+            raise ValueError("verify_sql needs the result of a judge_sql or execute_sql step")
+        return VerifyArgs(value=ref.value, ok=ref.ok, error=ref.error)
+
+    def run(self, args: VerifyArgs, ctx: ToolContext) -> ToolResult:
+        """Repair with bounded retries; see the class docstring."""
+        gen = ctx.settings.generation
+        found = diagnose(args.ok, args.error, args.value, gen.judge_threshold)
+        if found is None:
+            return self._unchanged(args, {"needed": False})
+        sql, problem = found
+        value = args.value
+        attempts: list[dict[str, Any]] = []
+        keep = [o for o in value.get("outcomes", []) if o["status"] == "ok"]
+        next_index = 1 + max((o["index"] for o in value.get("outcomes", [])), default=0)
+        for attempt in range(gen.verifier_retries):
+            probes = run_probes(ctx.db, plan_probes(sql, ctx.db.dialect, problem, gen.probe_limit))
+            user = prompt.USER.format(
+                context=value.get("context", ""), question=value.get("question", ""), sql=sql, problem=problem,
+                probes=prompt.PROBES_HEADER + "\n".join(probes) + "\n" if probes else "")
+            spec = CandidateSpec(strategy="query_plan", temperature=0.0 if attempt == 0 else 0.5)
+            cand = write_candidate(ctx, value.get("system", ""), user, spec, next_index,
+                                   label=f"verifier repair {attempt + 1}")
+            cand.strategy = "verifier"
+            record: dict[str, Any] = {"attempt": attempt + 1, "problem": problem, "probes": probes,
+                                      "sql": cand.sql, "reasoning": cand.reasoning}
+            attempts.append(record)
+            if cand.error or not cand.sql:
+                record["outcome"] = cand.error or "no SQL"
+                problem = f"Error: {cand.error}"
+                sql = cand.sql or sql
+                next_index += 1
+                continue
+            outcomes, results = execute_candidates(ctx, [*keep, cand.model_dump()], gen.parallel)
+            mine = outcomes[-1]
+            record["outcome"] = mine["status"] if mine["status"] != "error" else mine["error"]
+            if mine["status"] != "ok":
+                problem = prompt.EMPTY if mine["status"] == "empty" else f"Error: {mine['error']}"
+                sql = cand.sql
+                next_index += 1
+                continue
+            carry = {k: value[k] for k in ("system", "context", "question") if k in value}
+            new_value = selection_value(outcomes, results, pick_majority(outcomes) or mine["index"], carry)
+            new_value["judge"] = value.get("judge")
+            verifier = {"needed": True, "repaired": True, "attempts": attempts}
+            if keep:  # earlier results exist: let the judge compare them with the repair
+                chosen, judge_record = judge_groups(ctx, new_value)
+                new_value["judge"] = judge_record
+                return reselect(ctx, {**new_value, "verifier": verifier}, chosen, judge_record)
+            return rows_result({**new_value, "verifier": verifier}, results[new_value["selected"]])
+        return self._unchanged(args, {"needed": True, "repaired": False, "attempts": attempts})
+
+    @staticmethod
+    def _unchanged(args: VerifyArgs, record: dict[str, Any]) -> ToolResult:
+        value = {**args.value, "verifier": record}
+        if not args.ok:
+            return ToolResult(ok=False, kind="error", text=f"ERROR: {args.error}", error=args.error, value=value)
+        rows = value.get("rows", [])[:10]
+        text = "\n".join(" | ".join(str(v) for v in r) for r in [value.get("columns", []), *rows])
+        return ToolResult(ok=True, kind="rows", text=text, value=value)
