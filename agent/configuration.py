@@ -158,7 +158,12 @@ class GenerationSettings(BaseModel):
     candidates: list[CandidateSpec] | None = Field(
         None, description="Explicit candidate list; overrides the per-endpoint profiles above."
     )
-    parallel: bool = Field(True, description="Generate and execute candidates concurrently.")
+    parallel: bool | None = Field(
+        None,
+        description="Generate candidates concurrently; None = automatic: yes for remote endpoints, no for the "
+        "embedded 2-core model, where parallel slots barely add throughput and each slot must first process "
+        "the schema prompt itself (sequential candidates reuse one slot's prompt cache).",
+    )
     reasoning_max_chars: int = Field(
         360, ge=40, le=4000, description="Cap on a candidate's chain-of-thought (characters, grammar-enforced)."
     )
@@ -226,6 +231,12 @@ class Settings(BaseSettings):
         if gen.candidates:
             return list(gen.candidates)
         return list(gen.candidates_local if self.generator.is_local_default else gen.candidates_remote)
+
+    def parallel_candidates(self) -> bool:
+        """Whether candidates are generated concurrently (see ``GenerationSettings.parallel``)."""
+        if self.generation.parallel is not None:
+            return self.generation.parallel
+        return not self.generator.is_local_default
 
     def uses_local_llm(self) -> bool:
         """True when any role points at the embedded local server."""

@@ -9,6 +9,10 @@ from typing import Any
 
 from agent.configuration import Settings
 
+STATE_TYPES = [("agent.plan", "Plan"), ("agent.plan", "PlanStep"), ("tools.base", "ToolResult"),
+               ("tools.organizer", "Answer")]
+"""Our Pydantic types stored in checkpoints; only these are deserialized (langgraph's msgpack allow-list)."""
+
 
 def checkpoint_path(settings: Settings) -> Path:
     """Where the checkpoints live: ``<state_dir>/checkpoints.sqlite``."""
@@ -18,12 +22,13 @@ def checkpoint_path(settings: Settings) -> Path:
 def open_checkpointer(settings: Settings, path: Path | None = None) -> Any:
     """A ``langgraph.checkpoint.sqlite.SqliteSaver`` on ``path`` (default :func:`checkpoint_path`); the
     folder is created. The connection allows use from the app's worker threads (SqliteSaver locks itself)."""
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     target = path or checkpoint_path(settings)
     target.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(str(target), check_same_thread=False)
-    return SqliteSaver(conn)
+    return SqliteSaver(conn, serde=JsonPlusSerializer(allowed_msgpack_modules=STATE_TYPES))
 
 
 def thread_history(graph: Any, thread_id: str) -> list[dict[str, Any]]:

@@ -17,7 +17,13 @@ from agent.configuration import DEMO_DB_PATH, Settings
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    return Settings().with_database(getattr(args, "database", None))
+    settings = Settings().with_database(getattr(args, "database", None))
+    if getattr(args, "candidates", None):
+        from agent.configuration import CandidateSpec
+
+        gen = settings.generation.model_copy(update={"candidates": CandidateSpec.parse_list(args.candidates)})
+        settings = settings.model_copy(update={"generation": gen})
+    return settings
 
 
 def _print_json(data: Any) -> None:
@@ -36,16 +42,23 @@ def _table(columns: list[str], rows: list[list[Any]], limit: int = 20) -> str:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     """Answer one question; ``--json`` prints the full outcome (answer, sql, rows, usage, latency)."""
+    from agent.graph import build_graph
+    from agent.memory import open_checkpointer
     from agent.runner import ask, build_deps
 
-    deps = build_deps(_settings(args))
-    out = ask(deps, args.question)
+    settings = _settings(args)
+    deps = build_deps(settings)
+    graph = build_graph(deps, checkpointer=open_checkpointer(settings)) if args.thread else None
+    out = ask(deps, args.question, graph=graph, thread_id=args.thread)
     if args.json:
         _print_json({k: v for k, v in out.items() if args.verbose or k not in ("trace", "usage")})
     else:
         print(out["answer"])
         if out["rows"] and not (len(out["rows"]) == 1 and len(out["columns"]) == 1):
             print(_table(out["columns"], out["rows"]))
+        if out["chart"]:
+            chart = out["chart"]
+            print(f"Chart: {chart['kind']} of {chart.get('y') or chart['x']} by {chart['x']} (shown in the app)")
         if out["sql"]:
             print(f"\nSQL: {out['sql']}")
         print(f"\n[{out['status']}; {out['latency_s']} s; {out['llm_calls']} LLM calls; "
@@ -133,6 +146,10 @@ def cmd_llm(args: argparse.Namespace) -> int:
     return local_main([args.llm_command, *args.rest])
 
 
+CANDIDATES_HELP = ("SQL candidates as strategy[:temperature],...; strategies direct, qp (Query-Plan CoT), dc "
+                   "(Divide-and-Conquer CoT); e.g. 'qp:0,dc:0' (default: the endpoint's profile)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of all sub-commands."""
     parser = argparse.ArgumentParser(prog="nl2sql", description="Ask SQL databases questions in plain language.")
@@ -149,6 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("ask", cmd_ask, "answer a question")
     p.add_argument("question")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--thread", help="conversation id: follow-up questions see this thread's earlier turns")
+    p.add_argument("--candidates", help=CANDIDATES_HELP)
     p = add("sql", cmd_sql, "run one read-only SQL statement")
     p.add_argument("statement")
     p.add_argument("--json", action="store_true")
@@ -167,6 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", dest="json_out", help="write per-question results and the summary here")
     p.add_argument("--no-examples", action="store_true", help="disable few-shot example retrieval")
+    p.add_argument("--candidates", help=CANDIDATES_HELP)
     p = add("setup", cmd_setup, "install embedding files, generate the demo database")
     p.add_argument("--model", action="store_true", help="also assemble the local model file")
     p.add_argument("--force", action="store_true", help="regenerate the demo database")

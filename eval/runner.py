@@ -43,6 +43,11 @@ def score_item(item: EvalItem, outcome: dict[str, Any], db: Database) -> dict[st
         "gold_error": gold.error, "latency_s": outcome["latency_s"], "llm_calls": outcome["llm_calls"],
         "prompt_tokens": outcome["prompt_tokens"], "completion_tokens": outcome["completion_tokens"],
         "plan_source": outcome.get("plan_source"),
+        "candidates": len(outcome.get("candidates") or []),
+        "judge_called": any(u.get("role") == "judge" for u in outcome.get("usage", [])),
+        "verifier_needed": bool((outcome.get("verifier") or {}).get("needed")),
+        "verifier_repaired": bool((outcome.get("verifier") or {}).get("repaired")),
+        "usage": outcome.get("usage", []),
     }
 
 
@@ -54,12 +59,28 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "questions": len(rows), "ex": round(ex, 4), "ex_ci95": [round(low, 4), round(high, 4)],
         "mean_latency_s": mean("latency_s"), "llm_calls_per_q": mean("llm_calls"),
         "prompt_tokens_per_q": mean("prompt_tokens"), "completion_tokens_per_q": mean("completion_tokens"),
-        "planner_fallback_share": round(sum(r["plan_source"] == "fallback" for r in rows) / max(1, len(rows)), 3),
+        "planner_fallback_share": _share(rows, lambda r: r["plan_source"] == "fallback"),
+        "judge_call_share": _share(rows, lambda r: r.get("judge_called", False)),
+        "verifier_needed_share": _share(rows, lambda r: r.get("verifier_needed", False)),
+        "verifier_repaired_share": _share(rows, lambda r: r.get("verifier_repaired", False)),
+        "latency_p50_s": _quantile([r["latency_s"] for r in rows], 0.5),
+        "latency_p95_s": _quantile([r["latency_s"] for r in rows], 0.95),
         "ex_by_category": {
             cat: round(statistics.fmean(r["ex"] for r in rows if r["category"] == cat), 3)
             for cat in sorted({r["category"] for r in rows if r["category"]})
         },
     }
+
+
+def _share(rows: list[dict[str, Any]], pred: Any) -> float:
+    return round(sum(bool(pred(r)) for r in rows) / max(1, len(rows)), 3)
+
+
+def _quantile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 3)
 
 
 def run_eval(args: argparse.Namespace, settings: Settings) -> int:

@@ -6,8 +6,8 @@ Tools:
 {tools}
 
 Rules:
-- Steps are numbered #E1, #E2, ... in order. A step's input may use the result of an EARLIER step by
-  writing its id (e.g. "#E1").
+- Steps are numbered #E1, #E2, ... by their position. A step's input may use the result of an EARLIER
+  step by writing its number (e.g. "#E1").
 - Always start with retrieve_schema (input: keywords of the question).
 - Use retrieve_examples (input: the question).
 - Use search_values when the question names companies, tickers, places, codes or other values.
@@ -20,11 +20,11 @@ Rules:
 
 Example for "What did Acme Corp invoice in 2023?":
 {{"steps": [
- {{"id": "#E1", "tool": "retrieve_schema", "input": "invoices customers 2023"}},
- {{"id": "#E2", "tool": "retrieve_examples", "input": "What did Acme Corp invoice in 2023?"}},
- {{"id": "#E3", "tool": "search_values", "input": "Acme Corp"}},
- {{"id": "#E4", "tool": "generate_sql", "input": "#E1 #E2 #E3"}},
- {{"id": "#E5", "tool": "execute_sql", "input": "#E4"}}]}}"""
+ {{"tool": "retrieve_schema", "input": "invoices customers 2023"}},
+ {{"tool": "retrieve_examples", "input": "What did Acme Corp invoice in 2023?"}},
+ {{"tool": "search_values", "input": "Acme Corp"}},
+ {{"tool": "generate_sql", "input": "#E1 #E2 #E3"}},
+ {{"tool": "execute_sql", "input": "#E4"}}]}}"""
 
 USER = """{history}Question: {question}
 JSON plan:"""

@@ -39,7 +39,7 @@ def frame_of(columns: list[str], rows: list[list[Any]]) -> pd.DataFrame:
     """The result as a DataFrame, numeric-looking text converted (SQLite may return numbers as text)."""
     frame = pd.DataFrame(rows, columns=columns)
     for col in frame.columns:
-        if frame[col].dtype == object:
+        if not pd.api.types.is_numeric_dtype(frame[col]) and not pd.api.types.is_bool_dtype(frame[col]):
             converted = pd.to_numeric(frame[col], errors="coerce")
             if converted.notna().all() and len(frame):
                 frame[col] = converted
@@ -127,6 +127,8 @@ class BuildChartTool(Tool[BuildChartArgs]):
         """One organizer-role call fills the spec; invalid specs fall back to :func:`heuristic_spec`."""
         if not args.rows:
             return ToolResult.failure("the query returned no rows to chart")
+        if len(args.rows) < 2 and not wants_chart(args.question):  # the planner asked, the user did not
+            return ToolResult.failure("a single row needs no chart")
         frame = frame_of(args.columns, args.rows)
         kinds = ", ".join(f"{c} ({'number' if pd.api.types.is_numeric_dtype(frame[c]) else 'text'})"
                           for c in frame.columns)

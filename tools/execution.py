@@ -131,7 +131,7 @@ class ExecuteSQLTool(Tool[ExecuteSQLArgs]):
 
     def run(self, args: ExecuteSQLArgs, ctx: ToolContext) -> ToolResult:
         """Execute, group by result and select the majority result."""
-        outcomes, results = execute_candidates(ctx, args.candidates, ctx.settings.generation.parallel)
+        outcomes, results = execute_candidates(ctx, args.candidates, True)
         chosen = pick_majority(outcomes)
         if chosen is None:
             error = "; ".join(f"candidate {o['index']}: {o['error']}" for o in outcomes)

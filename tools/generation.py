@@ -167,7 +167,7 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
                 question=args.question)
             return write_candidate(ctx, system, user, spec, index)
 
-        candidates = run_concurrently(one, list(enumerate(specs, start=1)), ctx.settings.generation.parallel)
+        candidates = run_concurrently(one, list(enumerate(specs, start=1)), ctx.settings.parallel_candidates())
         value = {"candidates": [c.model_dump() for c in candidates], "system": system, "context": context,
                  "question": args.question}
         usable = [c for c in candidates if c.sql and not c.error]

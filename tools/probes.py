@@ -31,7 +31,7 @@ class Probe:
     literal: str | None = None
 
 
-def _tables(tree: exp.Expression) -> dict[str, str]:
+def _tables(tree: exp.Expr) -> dict[str, str]:
     """Alias (or name) -> table name for every table the query reads."""
     return {t.alias_or_name: t.name for t in tree.find_all(exp.Table) if t.name}
 

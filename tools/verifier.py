@@ -92,7 +92,7 @@ class VerifySQLTool(Tool[VerifyArgs]):
                 sql = cand.sql or sql
                 next_index += 1
                 continue
-            outcomes, results = execute_candidates(ctx, [*keep, cand.model_dump()], gen.parallel)
+            outcomes, results = execute_candidates(ctx, [*keep, cand.model_dump()], True)
             mine = outcomes[-1]
             record["outcome"] = mine["status"] if mine["status"] != "error" else mine["error"]
             if mine["status"] != "ok":
@@ -100,7 +100,7 @@ class VerifySQLTool(Tool[VerifyArgs]):
                 sql = cand.sql
                 next_index += 1
                 continue
-            carry = {k: value[k] for k in ("system", "context", "question") if k in value}
+            carry: dict[str, Any] = {k: value[k] for k in ("system", "context", "question") if k in value}
             new_value = selection_value(outcomes, results, pick_majority(outcomes) or mine["index"], carry)
             new_value["judge"] = value.get("judge")
             verifier = {"needed": True, "repaired": True, "attempts": attempts}

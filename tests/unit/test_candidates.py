@@ -1,0 +1,215 @@
+"""SQL candidates, execution grouping, judge and verifier with scripted fake LLMs and a real SQLite file."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+import pytest
+from langchain_core.messages import BaseMessage
+
+from agent.configuration import CandidateSpec, Settings
+from agent.llm import LLMProvider, UsageLog
+from agent.testing import ScriptedChatModel
+from retrieval.database import Database
+from tools.base import ToolCall, ToolContext, ToolResult
+from tools.execution import ExecuteSQLTool
+from tools.generation import GenerateSQLTool
+from tools.judge import JudgeSQLTool
+from tools.verifier import VerifySQLTool
+
+SCHEMA = "CREATE TABLE customers (id INTEGER, name TEXT, country TEXT);\n" \
+         "CREATE TABLE orders (id INTEGER, customer_id INTEGER, order_date TEXT, amount REAL);"
+
+
+def _ctx(settings: Settings, **models: ScriptedChatModel) -> ToolContext:
+    return ToolContext(settings, Database.from_settings(settings), None, LLMProvider(settings, models),  # type: ignore[arg-type]
+                       UsageLog())
+
+
+def _by_strategy(replies: dict[str, Any]) -> ScriptedChatModel:
+    """A generator fake answering by the strategy named in the prompt."""
+    def script(messages: list[BaseMessage]) -> Any:
+        text = str(messages[-1].content)
+        if "divide and conquer" in text:
+            return replies["dc"]
+        if "query planner" in text and "has a problem" not in text:
+            return replies["qp"]
+        return replies["repair"]
+    return ScriptedChatModel(script=script)
+
+
+def _run(tool: Any, ctx: ToolContext, refs: dict[str, ToolResult], text: str = "") -> ToolResult:
+    call = ToolCall("How many customers are from Brazil?", "#E9", tool.name, text, refs)
+    return tool.run(tool.build_args(call, ctx), ctx)
+
+
+def _schema_ref() -> dict[str, ToolResult]:
+    return {"#E1": ToolResult(ok=True, kind="schema", text=SCHEMA)}
+
+
+def _pipeline(ctx: ToolContext) -> dict[str, ToolResult]:
+    """generate -> execute -> judge -> verify, like a completed plan."""
+    gen = _run(GenerateSQLTool(), ctx, _schema_ref())
+    exe = _run(ExecuteSQLTool(), ctx, {"#E2": gen})
+    judged = _run(JudgeSQLTool(), ctx, {"#E3": exe})
+    verified = _run(VerifySQLTool(), ctx, {"#E4": judged})
+    return {"gen": gen, "exe": exe, "judge": judged, "verify": verified}
+
+
+def cand(sql: str, reasoning: str = "customers filtered by country") -> dict[str, str]:
+    return {"reasoning": reasoning, "sql": sql}
+
+
+GOOD = "SELECT COUNT(*) FROM customers WHERE country = 'Brazil'"
+
+
+def test_profiles_choose_candidates_per_endpoint() -> None:
+    local = Settings()
+    assert [c.strategy for c in local.candidate_specs()] == ["query_plan", "divide_and_conquer"]
+    remote = Settings(generator={"base_url": "https://api.example.com/v1"})
+    assert len(remote.candidate_specs()) == 4
+    explicit = Settings(generation={"candidates": CandidateSpec.parse_list("dc:0.7,direct")})
+    assert [(c.strategy, c.temperature) for c in explicit.candidate_specs()] == [
+        ("divide_and_conquer", 0.7), ("direct", 0.0)]
+    with pytest.raises(ValueError):
+        CandidateSpec.parse_list("cot")
+    assert not local.parallel_candidates() and remote.parallel_candidates()
+
+
+def test_candidates_run_concurrently_when_enabled(shop_settings: Settings) -> None:
+    barrier = threading.Barrier(2, timeout=10)  # both calls must be in flight at once to pass
+
+    def script(messages: list[BaseMessage]) -> Any:
+        barrier.wait()
+        return cand(GOOD)
+
+    settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
+        update={"parallel": True})})
+    ctx = _ctx(settings, generator=ScriptedChatModel(script=script))
+    res = _run(GenerateSQLTool(), ctx, _schema_ref())
+    assert res.ok and not any(c["error"] for c in res.value["candidates"])
+
+
+def test_candidates_are_reasoned_guarded_and_concurrent(shop_settings: Settings) -> None:
+    gen = _by_strategy({"dc": cand(GOOD), "qp": cand("SELECT 1; DROP TABLE customers"), "repair": cand(GOOD)})
+    ctx = _ctx(shop_settings, generator=gen)
+    res = _run(GenerateSQLTool(), ctx, _schema_ref())
+    assert res.ok and res.value["sql"] == GOOD
+    by_strategy = {c["strategy"]: c for c in res.value["candidates"]}
+    assert by_strategy["query_plan"]["error"]  # two statements: refused by the guard, kept with its error
+    assert by_strategy["divide_and_conquer"]["reasoning"] == "customers filtered by country"
+    labels = sorted(c.label or "" for c in ctx.usage.calls)
+    assert labels == ["candidate 1 query_plan", "candidate 2 divide_and_conquer"]
+    prompts = [str(p[0].content) for p in gen.prompts]
+    assert prompts[0] == prompts[1] and SCHEMA in prompts[0]  # one shared system prefix (prompt cache)
+
+
+@pytest.mark.parametrize("bad", ["not json {", cand(""), {"reasoning": "x"}])
+def test_malformed_output_is_recorded_not_raised(shop_settings: Settings, bad: Any) -> None:
+    ctx = _ctx(shop_settings, generator=_by_strategy({"dc": bad, "qp": bad, "repair": bad}))
+    res = _run(GenerateSQLTool(), ctx, _schema_ref())
+    assert not res.ok and "candidate 1" in (res.error or "")
+    assert all(c["error"] for c in res.value["candidates"])
+
+
+def test_agreeing_candidates_skip_the_judge(shop_settings: Settings) -> None:
+    judge = ScriptedChatModel(replies=[RuntimeError("judge must not be called")])
+    ctx = _ctx(shop_settings, judge=judge, generator=_by_strategy(
+        {"dc": cand(GOOD), "qp": cand("SELECT COUNT(id) FROM customers WHERE country = 'Brazil'"),
+         "repair": cand(GOOD)}))
+    out = _pipeline(ctx)
+    assert out["verify"].ok and out["verify"].value["rows"] == [[2]]
+    assert out["judge"].value["judge"] == {"skipped": "agreement", "best_score": None}
+    assert out["verify"].value["verifier"] == {"needed": False}
+    assert not judge.prompts
+
+
+def test_failed_and_empty_candidates_are_dropped(shop_settings: Settings) -> None:
+    ctx = _ctx(shop_settings, generator=_by_strategy(
+        {"dc": cand("SELECT revenue FROM customers"), "qp": cand(GOOD), "repair": cand(GOOD)}))
+    exe = _pipeline(ctx)["exe"]
+    statuses = {o["strategy"]: o["status"] for o in exe.value["outcomes"]}
+    assert statuses == {"divide_and_conquer": "error", "query_plan": "ok"}
+    assert exe.value["rows"] == [[2]] and len(exe.value["groups"]) == 1
+
+
+def test_judge_picks_the_best_scored_result(shop_settings: Settings) -> None:
+    names = "SELECT name FROM customers WHERE country = 'Brazil'"
+    scores = {"scores": [{"candidate": 1, "relevance": 2, "correctness": 3, "completeness": 2},
+                         {"candidate": 2, "relevance": 5, "correctness": 5, "completeness": 4}]}
+    judge = ScriptedChatModel(replies=[scores])
+    ctx = _ctx(shop_settings, judge=judge, generator=_by_strategy(
+        {"dc": cand(names), "qp": cand(GOOD), "repair": cand(GOOD)}))
+    out = _pipeline(ctx)
+    chosen = out["judge"].value
+    assert chosen["judge"]["best_score"] == pytest.approx(11 / 12, abs=1e-3)
+    assert chosen["selected"] == chosen["judge"]["scores"][1]["representative"]
+    assert chosen["rows"] == out["judge"].value["groups"][1]["preview"]
+    judge_prompt = str(judge.prompts[0][-1].content)
+    assert "[1] SQL:" in judge_prompt and "[2] SQL:" in judge_prompt and "Ana" in judge_prompt
+    assert out["verify"].value["verifier"] == {"needed": False}  # 0.92 is above the 0.6 threshold
+
+
+def test_judge_failure_keeps_the_majority(shop_settings: Settings) -> None:
+    names = "SELECT name FROM customers WHERE country = 'Brazil'"
+    ctx = _ctx(shop_settings, judge=ScriptedChatModel(replies=["garbage"]), generator=_by_strategy(
+        {"dc": cand(names), "qp": cand(GOOD), "repair": cand(GOOD)}))
+    judged = _pipeline(ctx)["judge"]
+    assert judged.ok and "error" in judged.value["judge"]
+    assert judged.value["selected"] == 1  # tie between groups of one: the first candidate
+
+
+def test_verifier_repairs_when_every_candidate_fails(shop_settings: Settings) -> None:
+    gen = _by_strategy({"dc": cand("SELECT COUNT(*) FROM customer WHERE country = 'Brazil'"),
+                        "qp": cand("SELECT COUNT(*) FROM clients"), "repair": cand(GOOD)})
+    ctx = _ctx(shop_settings, generator=gen)
+    verified = _pipeline(ctx)["verify"]
+    assert verified.ok and verified.value["rows"] == [[2]]
+    record = verified.value["verifier"]
+    assert record["repaired"] and record["attempts"][0]["problem"].startswith("Error:")
+    repair_prompt = str(gen.prompts[-1][-1].content)
+    assert "no such table" in repair_prompt and "has a problem" in repair_prompt
+
+
+def test_verifier_probes_values_of_an_empty_result(shop_settings: Settings) -> None:
+    wrong_case = "SELECT COUNT(*) FROM customers WHERE country = 'brazil' GROUP BY country"
+    gen = _by_strategy({"dc": cand(wrong_case), "qp": cand(wrong_case),
+                        "repair": cand("SELECT COUNT(*) FROM customers WHERE country = 'Brazil' GROUP BY country")})
+    ctx = _ctx(shop_settings, generator=gen)
+    out = _pipeline(ctx)
+    assert out["exe"].value["all_empty"]
+    verified = out["verify"]
+    assert verified.value["rows"] == [[2]]
+    probes = verified.value["verifier"]["attempts"][0]["probes"]
+    assert any("'brazil' does NOT exist" in p and "'Brazil'" in p for p in probes)
+    assert "'Brazil'" in str(gen.prompts[-1][-1].content)
+
+
+def test_verifier_retries_are_bounded_and_keep_the_error(shop_settings: Settings) -> None:
+    bad = cand("SELECT nope FROM customers")
+    gen = _by_strategy({"dc": bad, "qp": bad, "repair": bad})
+    ctx = _ctx(shop_settings, generator=gen)
+    verified = _pipeline(ctx)["verify"]
+    assert not verified.ok and "nope" in (verified.error or "")
+    assert len(verified.value["verifier"]["attempts"]) == shop_settings.generation.verifier_retries == 2
+    assert len(gen.prompts) == 2 + 2  # two candidates, two repairs
+
+
+def test_low_judge_score_triggers_repair_and_rejudging(shop_settings: Settings) -> None:
+    names = "SELECT name FROM customers WHERE country = 'Brazil'"
+    low = {"scores": [{"candidate": 1, "relevance": 1, "correctness": 2, "completeness": 1},
+                      {"candidate": 2, "relevance": 2, "correctness": 1, "completeness": 1}]}
+    high = {"scores": [{"candidate": 1, "relevance": 1, "correctness": 1, "completeness": 1},
+                       {"candidate": 2, "relevance": 1, "correctness": 1, "completeness": 1},
+                       {"candidate": 3, "relevance": 5, "correctness": 5, "completeness": 5}]}
+    judge = ScriptedChatModel(replies=[low, high])
+    repaired = "SELECT COUNT(*) AS brazilians FROM customers WHERE country = 'Brazil'"
+    gen = _by_strategy({"dc": cand(names), "qp": cand("SELECT COUNT(*) FROM customers"),
+                        "repair": cand(repaired)})
+    out = _pipeline(_ctx(shop_settings, judge=judge, generator=gen))
+    verified = out["verify"].value
+    assert verified["verifier"]["repaired"] and len(judge.prompts) == 2
+    assert verified["sql"] == repaired and verified["rows"] == [[2]]
+    assert json.dumps(verified, default=str)  # JSON-friendly for the trace

@@ -1,0 +1,72 @@
+"""Follow-up questions: per-thread state in a LangGraph SQLite checkpointer, history in the prompts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import BaseMessage
+
+from agent.configuration import Settings
+from agent.graph import build_graph
+from agent.memory import open_checkpointer, thread_history
+from agent.runner import ask, build_deps
+from agent.testing import ScriptedChatModel
+from retrieval.store import ChromaStore
+
+PLAN = {"steps": [
+    {"id": "#E1", "tool": "retrieve_schema", "input": "customers country"},
+    {"id": "#E2", "tool": "generate_sql", "input": "#E1"},
+    {"id": "#E3", "tool": "execute_sql", "input": "#E2"},
+]}
+
+
+def _sql_for(messages: list[BaseMessage]) -> dict[str, str]:
+    question = str(messages[-1].content).split("Question: ")[-1]
+    if "plot" in question:
+        sql = "SELECT country, COUNT(*) AS n FROM customers GROUP BY country"
+    else:
+        country = "Sweden" if "Sweden" in question else "Brazil"
+        sql = f"SELECT COUNT(*) AS n FROM customers WHERE country = '{country}'"
+    return {"reasoning": "count customers by country", "sql": sql}
+
+
+def _models() -> dict[str, Any]:
+    return {"planner": ScriptedChatModel(replies=[PLAN]), "generator": ScriptedChatModel(script=_sql_for),
+            "organizer": ScriptedChatModel(replies=[{"text": "The count is in the table."}]),
+            "judge": ScriptedChatModel(replies=[RuntimeError("not needed")])}
+
+
+def test_follow_up_sees_the_thread_history(shop_settings: Settings, shop_store: ChromaStore) -> None:
+    models = _models()
+    deps = build_deps(shop_settings, llm_overrides=models, store=shop_store)
+    graph = build_graph(deps, checkpointer=open_checkpointer(shop_settings))
+    first = ask(deps, "How many customers are from Brazil?", graph=graph, thread_id="t1")
+    second = ask(deps, "and for Sweden?", graph=graph, thread_id="t1")
+    assert first["rows"] == [[2]] and second["rows"] == [[1]]
+    planner_prompt = str(models["planner"].prompts[1][-1].content)
+    assert "How many customers are from Brazil?" in planner_prompt and "1 rows x 1 cols" in planner_prompt
+    generator_prompt = str(models["generator"].prompts[-1][-1].content)
+    assert "WHERE country = 'Brazil'" in generator_prompt  # earlier SQL shown to the SQL writer
+    assert second["llm_calls"] == 4 and len(second["trace"]) == len(first["trace"])  # per-turn logs reset
+
+    other = ask(deps, "How many customers are from Sweden?", graph=graph, thread_id="t2")
+    assert "Brazil" not in str(models["planner"].prompts[-1][-1].content)  # threads are separate
+    assert other["status"] == "ok"
+
+    reopened = build_graph(deps, checkpointer=open_checkpointer(shop_settings))  # e.g. a new process
+    history = thread_history(reopened, "t1")
+    assert [t["question"] for t in history] == ["How many customers are from Brazil?", "and for Sweden?"]
+    assert history[1]["sql"].endswith("'Sweden'") and history[1]["row_count"] == 1
+    assert thread_history(reopened, "new-thread") == []
+
+
+def test_plot_that_adds_a_chart_step(shop_settings: Settings, shop_store: ChromaStore) -> None:
+    models = _models()
+    models["organizer"] = ScriptedChatModel(replies=[{"kind": "bar", "x": "country", "y": "n", "title": "By country"}])
+    deps = build_deps(shop_settings, llm_overrides=models, store=shop_store)
+    out = ask(deps, "plot that by country", history=[{"question": "How many customers?", "sql": "SELECT 3",
+                                                      "columns": ["n"], "row_count": 1}])
+    assert out["plan"][-1]["tool"] == "build_chart"
+    assert out["chart"] == {"kind": "bar", "x": "country", "y": "n", "color": None, "facet": None,
+                            "title": "By country"}
+    assert "see the chart" in out["answer"]
