@@ -14,6 +14,7 @@ import streamlit as st
 from agent.configuration import Settings
 from agent.graph import AgentDeps, build_graph
 from agent.runner import ask, build_deps
+from tools.charts import ChartSpec, figure_from_spec
 
 st.set_page_config(page_title="NL2SQL analyst", page_icon=":bar_chart:", layout="wide")
 
@@ -33,14 +34,23 @@ def show_result(turn: dict[str, Any]) -> None:
     else:
         st.markdown(out["answer"])
     rows, columns = out.get("rows") or [], out.get("columns") or []
+    if out.get("chart") and rows:
+        try:
+            st.plotly_chart(figure_from_spec(ChartSpec(**out["chart"]), columns, rows), width="stretch")
+        except ValueError as exc:  # a spec that does not fit the data is reported, never executed
+            st.warning(f"The chart could not be drawn: {exc}")
     if rows and not (len(rows) == 1 and len(columns) == 1):
         frame = pd.DataFrame(rows, columns=columns)
-        st.dataframe(frame, use_container_width=True, hide_index=True)
+        st.dataframe(frame, width="stretch", hide_index=True)
         if out.get("truncated"):
             st.caption("Only the first rows are shown (row cap reached).")
     if out.get("sql"):
-        with st.expander("SQL"):
+        with st.expander("SQL", expanded=bool(out.get("show_sql"))):
             st.code(out["sql"], language="sql")
+    if out.get("candidates"):
+        with st.expander("How the SQL was chosen"):
+            st.dataframe(pd.DataFrame(out["candidates"]), width="stretch", hide_index=True)
+            st.json({"judge": out.get("judge"), "verifier": out.get("verifier")}, expanded=False)
     st.caption(f"{out['latency_s']} s · {out['llm_calls']} LLM calls · "
                f"{out['prompt_tokens']}+{out['completion_tokens']} tokens · plan: {out.get('plan_source')}")
 

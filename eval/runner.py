@@ -43,7 +43,7 @@ def score_item(item: EvalItem, outcome: dict[str, Any], db: Database) -> dict[st
         "gold_error": gold.error, "latency_s": outcome["latency_s"], "llm_calls": outcome["llm_calls"],
         "prompt_tokens": outcome["prompt_tokens"], "completion_tokens": outcome["completion_tokens"],
         "plan_source": outcome.get("plan_source"),
-        "candidates": len(outcome.get("candidates") or []),
+        "candidates": outcome.get("candidates") or [],
         "judge_called": any(u.get("role") == "judge" for u in outcome.get("usage", [])),
         "verifier_needed": bool((outcome.get("verifier") or {}).get("needed")),
         "verifier_repaired": bool((outcome.get("verifier") or {}).get("repaired")),

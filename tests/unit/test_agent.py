@@ -144,3 +144,16 @@ def test_disabled_tool_in_plan_falls_back(shop_settings: Settings, shop_store: C
 def test_plan_descriptions_come_from_the_tools(shop_settings: Settings, shop_store: ChromaStore) -> None:
     out, _ = _ask(shop_settings, shop_store, "How many customers are from Brazil?")
     assert out["plan"][0]["description"].startswith("find the tables")
+
+
+def test_multi_row_results_skip_the_organizer_call(shop_settings: Settings, shop_store: ChromaStore) -> None:
+    rows = {"reasoning": "all", "sql": "SELECT name AS who, country FROM customers UNION ALL "
+                                       "SELECT customer_id, order_date FROM orders"}
+    out, models = _ask(shop_settings, shop_store, "Customers and order dates", sql=rows)
+    assert out["status"] == "ok" and len(out["rows"]) == 6
+    assert not models["organizer"].prompts  # a table needs no sentence: the caption is deterministic
+    assert out["answer"] == "The query returned 6 row(s); see the table."
+    assert [c["strategy"] for c in out["candidates"]] == ["query_plan", "divide_and_conquer"]
+    assert out["judge"]["skipped"] == "agreement" and out["verifier"] == {"needed": False}
+    labels = [u["label"] for u in out["usage"]]
+    assert labels == ["plan", "candidate 1 query_plan", "candidate 2 divide_and_conquer"]

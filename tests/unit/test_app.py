@@ -48,8 +48,9 @@ def test_chat_shows_answer_table_and_sql_and_keeps_history(app: AppTest) -> None
     assert any("The result is shown." in m.value for m in app.markdown)
     assert any("COUNT(*)" in c.value for c in app.code)
     app.chat_input[0].set_value("Customers per country").run()
-    assert len(app.dataframe) == 1
-    frame = app.dataframe[0].value
+    tables = [d.value for d in app.dataframe if list(d.value.columns) == ["country", "n"]]
+    assert len(tables) == 1  # the result table (the other frames list the SQL candidates)
+    frame = tables[0]
     assert list(frame.columns) == ["country", "n"] and frame["n"].tolist() == [2, 1]
     questions = [m.value for m in app.markdown if m.value.startswith(("How many", "Customers per"))]
     assert questions == ["How many customers are from Brazil?", "Customers per country"]
@@ -65,3 +66,11 @@ def test_bad_question_is_explained(app: AppTest, tmp_path: Path) -> None:
     app.chat_input[0].set_value("?!?").run()
     assert not app.exception
     assert any("plain language" in e.value for e in app.error)
+
+
+def test_chart_is_drawn_from_a_typed_spec(app: AppTest) -> None:
+    app.chat_input[0].set_value("Plot customers per country").run()
+    assert not app.exception
+    charts = app.get("plotly_chart")
+    assert len(charts) == 1
+    assert any("see the chart" in m.value for m in app.markdown)

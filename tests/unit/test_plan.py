@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from agent.plan import Plan, PlanError, PlanStep, default_plan, resolve_refs, validate_plan
+from agent.plan import (
+    Plan,
+    PlanDraft,
+    PlanError,
+    PlanStep,
+    complete_plan,
+    default_plan,
+    resolve_refs,
+    validate_plan,
+)
 
 
 def _plan(*steps: tuple[str, str, str]) -> Plan:
@@ -60,3 +69,39 @@ def test_unknown_tool_and_bad_id_fail_schema_validation() -> None:
         PlanStep(id="E1", tool="retrieve_schema", input="x")
     with pytest.raises(ValidationError):
         Plan(steps=[])
+
+
+def _draft(*steps: tuple[str, str]) -> Plan:
+    return PlanDraft.model_validate({"steps": [{"tool": t, "input": i} for t, i in steps]}).to_plan(lambda n: n)
+
+
+def test_completion_appends_judge_verifier_and_requested_chart() -> None:
+    plan = _draft(("retrieve_schema", "x"), ("generate_sql", "#E1"), ("execute_sql", "#E2"),
+                  ("build_chart", "#E3"))
+    done, changed = complete_plan(plan)
+    assert changed
+    assert [(s.id, s.tool, s.input) for s in done.steps[2:]] == [
+        ("#E3", "execute_sql", "#E2"), ("#E4", "judge_sql", "#E3"), ("#E5", "verify_sql", "#E4"),
+        ("#E6", "build_chart", "#E5")]
+    validate_plan(done)
+    plain, _ = complete_plan(_draft(("retrieve_schema", "x"), ("generate_sql", "#E1"), ("execute_sql", "#E2")))
+    assert plain.steps[-1].tool == "verify_sql"
+    charted, _ = complete_plan(plain, chart=True)
+    assert charted.steps[-1].tool == "build_chart" and charted.steps[-1].input == "#E5"
+    again, changed_again = complete_plan(done)
+    assert not changed_again and again == done  # idempotent
+
+
+def test_completion_leaves_plans_without_execution_to_validation() -> None:
+    plan = _draft(("retrieve_schema", "x"), ("generate_sql", "#E1"))
+    same, changed = complete_plan(plan)
+    assert same == plan and not changed
+    with pytest.raises(PlanError, match="never executes"):
+        validate_plan(same)
+
+
+def test_draft_steps_are_numbered_by_position_and_quality_tools_are_not_draftable() -> None:
+    plan = _draft(("retrieve_schema", "a"), ("generate_sql", "#E1"), ("execute_sql", "#E2"))
+    assert [s.id for s in plan.steps] == ["#E1", "#E2", "#E3"]
+    with pytest.raises(ValidationError):
+        PlanDraft.model_validate({"steps": [{"tool": "judge_sql", "input": "#E1"}]})
