@@ -149,6 +149,7 @@ class GenerationSettings(BaseModel):
     )
     candidates_local: list[CandidateSpec] = Field(
         default_factory=lambda: [
+            CandidateSpec(strategy="direct", temperature=0.0),
             CandidateSpec(strategy="query_plan", temperature=0.0),
             CandidateSpec(strategy="divide_and_conquer", temperature=0.0),
         ],
@@ -165,7 +166,7 @@ class GenerationSettings(BaseModel):
         "the schema prompt itself (sequential candidates reuse one slot's prompt cache).",
     )
     reasoning_max_chars: int = Field(
-        360, ge=40, le=4000, description="Cap on a candidate's chain-of-thought (characters, grammar-enforced)."
+        240, ge=40, le=4000, description="Cap on a candidate's chain-of-thought (characters, grammar-enforced)."
     )
     judge_threshold: float = Field(
         0.6, ge=0.0, le=1.0, description="Verifier repairs when the judge's best normalised score is below this."

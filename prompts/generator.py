@@ -29,13 +29,13 @@ JSON:"""
 DIVIDE_AND_CONQUER = """{history}{examples}{values}{insights}Question: {question}
 Think with divide and conquer, briefly: split the question into 1-3 sub-questions, name the table/column or
 partial SQL that answers each, then combine them into ONE final query.
-Reply with JSON: {{"reasoning": "<sub-questions and how they combine, under 60 words>", "sql": "<the query>"}}
+Reply with JSON: {{"reasoning": "<sub-questions and how they combine, under 40 words>", "sql": "<the query>"}}
 JSON:"""
 
 QUERY_PLAN = """{history}{examples}{values}{insights}Question: {question}
 Think like a query planner, briefly: which tables to read, how they join (which keys), which filters (exact
 values), grouping/aggregation, ordering/limit, and which columns to output.
-Reply with JSON: {{"reasoning": "<the plan in under 60 words>", "sql": "<the query>"}}
+Reply with JSON: {{"reasoning": "<the plan in under 40 words>", "sql": "<the query>"}}
 JSON:"""
 
 TEMPLATES = {"direct": DIRECT, "divide_and_conquer": DIVIDE_AND_CONQUER, "query_plan": QUERY_PLAN}

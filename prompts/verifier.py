@@ -8,7 +8,7 @@ This query has a problem:
 Problem: {problem}
 {probes}Write a corrected query. Think like a query planner, briefly: tables, join keys, filters with values
 that exist (see the probes), grouping, ordering and output columns.
-Reply with JSON: {{"reasoning": "<what was wrong and the fix, under 60 words>", "sql": "<the query>"}}
+Reply with JSON: {{"reasoning": "<what was wrong and the fix, under 40 words>", "sql": "<the query>"}}
 JSON:"""
 
 PROBES_HEADER = "Probe queries on the database:\n"

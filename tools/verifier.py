@@ -74,7 +74,9 @@ class VerifySQLTool(Tool[VerifyArgs]):
         attempts: list[dict[str, Any]] = []
         keep = [o for o in value.get("outcomes", []) if o["status"] == "ok"]
         next_index = 1 + max((o["index"] for o in value.get("outcomes", [])), default=0)
-        for attempt in range(gen.verifier_retries):
+        # an empty result may be the right answer (nothing matches): one repair attempt, not all of them
+        attempts_allowed = min(1, gen.verifier_retries) if args.ok and value.get("all_empty") else gen.verifier_retries
+        for attempt in range(attempts_allowed):
             probes = run_probes(ctx.db, plan_probes(sql, ctx.db.dialect, problem, gen.probe_limit))
             user = prompt.USER.format(
                 context=value.get("context", ""), question=value.get("question", ""), sql=sql, problem=problem,
@@ -102,6 +104,9 @@ class VerifySQLTool(Tool[VerifyArgs]):
                 continue
             carry: dict[str, Any] = {k: value[k] for k in ("system", "context", "question") if k in value}
             new_value = selection_value(outcomes, results, pick_majority(outcomes) or mine["index"], carry)
+            rerun = {o["index"] for o in outcomes}  # keep the failed/empty originals in the record too
+            new_value["outcomes"] = sorted([*(o for o in value.get("outcomes", []) if o["index"] not in rerun),
+                                            *outcomes], key=lambda o: o["index"])
             new_value["judge"] = value.get("judge")
             verifier = {"needed": True, "repaired": True, "attempts": attempts}
             if keep:  # earlier results exist: let the judge compare them with the repair

@@ -24,6 +24,10 @@ SCHEMA = "CREATE TABLE customers (id INTEGER, name TEXT, country TEXT);\n" \
 
 
 def _ctx(settings: Settings, **models: ScriptedChatModel) -> ToolContext:
+    """Context with two candidates (Query-Plan, then Divide-and-Conquer) unless the settings list others."""
+    if not settings.generation.candidates:
+        settings = settings.model_copy(update={"generation": settings.generation.model_copy(
+            update={"candidates": CandidateSpec.parse_list("qp,dc")})})
     return ToolContext(settings, Database.from_settings(settings), None, LLMProvider(settings, models),  # type: ignore[arg-type]
                        UsageLog())
 
@@ -67,7 +71,7 @@ GOOD = "SELECT COUNT(*) FROM customers WHERE country = 'Brazil'"
 
 def test_profiles_choose_candidates_per_endpoint() -> None:
     local = Settings()
-    assert [c.strategy for c in local.candidate_specs()] == ["query_plan", "divide_and_conquer"]
+    assert [c.strategy for c in local.candidate_specs()] == ["direct", "query_plan", "divide_and_conquer"]
     remote = Settings(generator={"base_url": "https://api.example.com/v1"})
     assert len(remote.candidate_specs()) == 4
     explicit = Settings(generation={"candidates": CandidateSpec.parse_list("dc:0.7,direct")})
@@ -185,6 +189,15 @@ def test_verifier_probes_values_of_an_empty_result(shop_settings: Settings) -> N
     probes = verified.value["verifier"]["attempts"][0]["probes"]
     assert any("'brazil' does NOT exist" in p and "'Brazil'" in p for p in probes)
     assert "'Brazil'" in str(gen.prompts[-1][-1].content)
+    assert [o["strategy"] for o in verified.value["outcomes"]] == ["query_plan", "divide_and_conquer", "verifier"]
+
+
+def test_empty_results_get_one_repair_then_stay_empty(shop_settings: Settings) -> None:
+    nobody = cand("SELECT name FROM customers WHERE country = 'Peru'")
+    gen = _by_strategy({"dc": nobody, "qp": nobody, "repair": nobody})
+    verified = _pipeline(_ctx(shop_settings, generator=gen))["verify"]
+    assert verified.ok and verified.value["rows"] == [] and verified.value["all_empty"]
+    assert len(verified.value["verifier"]["attempts"]) == 1 and not verified.value["verifier"]["repaired"]
 
 
 def test_verifier_retries_are_bounded_and_keep_the_error(shop_settings: Settings) -> None:
