@@ -165,6 +165,13 @@ class GenerationSettings(BaseModel):
         "embedded 2-core model, where parallel slots barely add throughput and each slot must first process "
         "the schema prompt itself (sequential candidates reuse one slot's prompt cache).",
     )
+    cascade: bool | None = Field(
+        None,
+        description="Generate candidates in order and stop at the first whose SQL runs and returns rows (later "
+        "candidates are fallbacks); None = automatic: on for the embedded model, where the direct candidate "
+        "is the most accurate and each extra candidate costs ~5-10 s (see the README's ablation), off for "
+        "remote endpoints (all candidates, judged).",
+    )
     reasoning_max_chars: int = Field(
         240, ge=40, le=4000, description="Cap on a candidate's chain-of-thought (characters, grammar-enforced)."
     )
@@ -238,6 +245,12 @@ class Settings(BaseSettings):
         if self.generation.parallel is not None:
             return self.generation.parallel
         return not self.generator.is_local_default
+
+    def cascade_candidates(self) -> bool:
+        """Whether candidates are generated as a cascade (see ``GenerationSettings.cascade``)."""
+        if self.generation.cascade is not None:
+            return self.generation.cascade
+        return self.generator.is_local_default
 
     def uses_local_llm(self) -> bool:
         """True when any role points at the embedded local server."""

@@ -4,8 +4,9 @@ The full pipeline records every candidate (strategy, SQL) and every LLM call (ro
 of each question, so one run also measures each candidate strategy on its own: the EX of candidate *k*'s
 SQL, and the cost of the calls a pipeline with only that candidate would make (planner, that candidate,
 organizer/chart; no judge, no verifier). On the local model candidates run sequentially, so these are the
-same calls a single-strategy run would make, up to prompt-cache state. Also reported: the oracle EX (any
-candidate right), the selection EX before the verifier, and how often the judge and verifier ran.
+same calls a single-strategy run would make, up to prompt-cache state. Also derived: the *cascade* (candidates
+in order, stopping at the first whose result has rows; see ``GenerationSettings.cascade``), the oracle EX (any
+candidate right) and how often the verifier repaired.
 
 Usage: ``python -m eval.ablation eval/results/<run>.json [--path data/spider-dev]``
 """
@@ -49,13 +50,32 @@ def summarize_strategy(rows: list[dict[str, Any]], index: int, ex: list[int]) ->
     }
 
 
+def _cascade(row: dict[str, Any], hits: list[int]) -> tuple[int, dict[str, float]]:
+    """EX and cost of the cascade on one question: the first candidate whose result had rows answers; when
+    none had rows the cascade made every candidate and the verifier ran, exactly as in the full run."""
+    cands = [c for c in row["candidates"] if c.get("strategy") != "verifier"]
+    first = next((i for i, c in enumerate(cands) if c.get("status") == "ok"), None)
+    made = {c["index"] for c in cands[: (first + 1 if first is not None else len(cands))]}
+
+    def keep(label: str) -> bool:
+        if label.startswith("candidate "):
+            return int(label.split()[1]) in made
+        return label in SHARED_LABELS or (first is None and label.startswith("verifier"))
+    calls = _calls(row, keep)
+    cost = {"llm_calls_per_q": float(len(calls)),
+            "llm_seconds_per_q": sum(u["latency_s"] for u in calls),
+            "prompt_tokens_per_q": float(sum(u["prompt_tokens"] for u in calls)),
+            "completion_tokens_per_q": float(sum(u["completion_tokens"] for u in calls))}
+    return (hits[first] if first is not None else int(row["ex"])), cost
+
+
 def ablate(run: dict[str, Any], items_by_qid: dict[str, Any]) -> dict[str, Any]:
     """The derived figures for a loaded ``--json`` run file (see the module docstring)."""
     rows = [r for r in run["questions"] if r.get("candidates")]
     dbs: dict[str, Database] = {}
     per_index: dict[int, list[int]] = {}
     strategy: dict[int, str] = {}
-    oracle = []
+    oracle, cascade, cascade_cost = [], [], []
     for row in rows:
         item = items_by_qid[row["qid"]]
         db = dbs.setdefault(item.database_url, Database(item.database_url, row_cap=ROW_CAP))
@@ -72,9 +92,17 @@ def ablate(run: dict[str, Any], items_by_qid: dict[str, Any]) -> dict[str, Any]:
             strategy[cand["index"]] = cand["strategy"]
             hits.append(hit)
         oracle.append(int(any(hits)))
+        hit, cost = _cascade(row, hits)
+        cascade.append(hit)
+        cascade_cost.append(cost)
     out: dict[str, Any] = {"questions": len(rows), "pipeline": run["summary"]}
     for index in sorted(per_index):
         out[f"candidate {index} ({strategy[index]}) alone"] = summarize_strategy(rows, index, per_index[index])
+    point, low, high = bootstrap_ci(cascade)
+    out["cascade (candidates in order, stop at the first with rows)"] = {
+        "ex": round(point, 4), "ex_ci95": [round(low, 4), round(high, 4)],
+        **{k: round(statistics.fmean(c[k] for c in cascade_cost), 3) for k in cascade_cost[0]},
+    } if cascade_cost else {}
     point, low, high = bootstrap_ci(oracle)
     out["oracle (any candidate right)"] = {"ex": round(point, 4), "ex_ci95": [round(low, 4), round(high, 4)]}
     out["verifier_repaired_and_right"] = sum(r["ex"] for r in rows if r.get("verifier_repaired"))

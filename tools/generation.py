@@ -1,4 +1,4 @@
-"""SQL generation tool: several reasoned candidates per question, generated concurrently.
+"""SQL generation tool: several reasoned candidates per question, generated concurrently (or as a cascade).
 
 Candidate strategies follow CHASE-SQL (Pourreza et al. 2024): Divide-and-Conquer chain-of-thought and
 Query-Plan chain-of-thought, plus a ``direct`` prompt (SQL only, the single-candidate baseline). Which
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, Field, create_model
@@ -167,7 +168,11 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
                 question=args.question)
             return write_candidate(ctx, system, user, spec, index)
 
-        candidates = run_concurrently(one, list(enumerate(specs, start=1)), ctx.settings.parallel_candidates())
+        items = list(enumerate(specs, start=1))
+        if ctx.settings.cascade_candidates():
+            candidates = self._cascade(one, items, ctx)
+        else:
+            candidates = run_concurrently(one, items, ctx.settings.parallel_candidates())
         value = {"candidates": [c.model_dump() for c in candidates], "system": system, "context": context,
                  "question": args.question}
         usable = [c for c in candidates if c.sql and not c.error]
@@ -176,3 +181,17 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
             return ToolResult(ok=False, kind="error", text=f"ERROR: {error}", error=error,
                               value={**value, "sql": candidates[0].sql if candidates else None})
         return ToolResult(ok=True, kind="sql", text=str(usable[0].sql), value={**value, "sql": usable[0].sql})
+
+    @staticmethod
+    def _cascade(one: Callable[[tuple[int, CandidateSpec]], Candidate], items: list[tuple[int, CandidateSpec]],
+                 ctx: ToolContext) -> list[Candidate]:
+        """Candidates in order until one runs (read-only dry run) and returns rows; the rest are not made."""
+        made = []
+        for item in items:
+            cand = one(item)
+            made.append(cand)
+            if cand.sql and not cand.error:
+                res = ctx.db.run_query(cand.sql)
+                if res.ok and res.rows:
+                    break
+        return made

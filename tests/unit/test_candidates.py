@@ -27,7 +27,7 @@ def _ctx(settings: Settings, **models: ScriptedChatModel) -> ToolContext:
     """Context with two candidates (Query-Plan, then Divide-and-Conquer) unless the settings list others."""
     if not settings.generation.candidates:
         settings = settings.model_copy(update={"generation": settings.generation.model_copy(
-            update={"candidates": CandidateSpec.parse_list("qp,dc")})})
+            update={"candidates": CandidateSpec.parse_list("qp,dc"), "cascade": False})})
     return ToolContext(settings, Database.from_settings(settings), None, LLMProvider(settings, models),  # type: ignore[arg-type]
                        UsageLog())
 
@@ -80,6 +80,20 @@ def test_profiles_choose_candidates_per_endpoint() -> None:
     with pytest.raises(ValueError):
         CandidateSpec.parse_list("cot")
     assert not local.parallel_candidates() and remote.parallel_candidates()
+    assert local.cascade_candidates() and not remote.cascade_candidates()
+
+
+def test_cascade_stops_at_the_first_candidate_with_rows(shop_settings: Settings) -> None:
+    settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
+        update={"candidates": CandidateSpec.parse_list("direct,qp,dc"), "cascade": True})})
+    gen = _by_strategy({"dc": cand(GOOD), "qp": cand(GOOD), "repair": cand(GOOD)})  # direct -> "repair" reply
+    res = _run(GenerateSQLTool(), _ctx(settings, generator=gen), _schema_ref())
+    assert [c["strategy"] for c in res.value["candidates"]] == ["direct"] and len(gen.prompts) == 1
+    failing = _by_strategy({"dc": cand(GOOD), "qp": cand("SELECT 1 FROM customers WHERE 0"),
+                            "repair": cand("SELECT nope FROM customers")})
+    res = _run(GenerateSQLTool(), _ctx(settings, generator=failing), _schema_ref())
+    assert [c["strategy"] for c in res.value["candidates"]] == ["direct", "query_plan", "divide_and_conquer"]
+    assert res.value["candidates"][2]["sql"] == GOOD  # the first with rows ends the cascade
 
 
 def test_candidates_run_concurrently_when_enabled(shop_settings: Settings) -> None:
