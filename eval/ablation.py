@@ -25,7 +25,10 @@ from eval.metrics import bootstrap_ci, gold_is_ordered, results_match
 from retrieval.database import Database
 
 ROW_CAP = 100_000
-SHARED_LABELS = ("plan", "answer", "chart spec")
+def _shared(label: str) -> bool:
+    """Calls every configuration makes: planner, value filter, organizer, chart (not candidates, judge,
+    verifier)."""
+    return not label.startswith(("candidate ", "judge", "verifier"))
 
 
 def _mean(rows: list[dict[str, Any]], fn: Callable[[dict[str, Any]], float]) -> float:
@@ -39,7 +42,7 @@ def _calls(row: dict[str, Any], keep: Callable[[str], bool]) -> list[dict[str, A
 def summarize_strategy(rows: list[dict[str, Any]], index: int, ex: list[int]) -> dict[str, Any]:
     """EX (with bootstrap 95% CI) and per-question cost of candidate ``index`` alone."""
     def keep(label: str) -> bool:
-        return label in SHARED_LABELS or label.startswith(f"candidate {index} ")
+        return _shared(label) or label.startswith(f"candidate {index} ")
     point, low, high = bootstrap_ci(ex)
     return {
         "ex": round(point, 4), "ex_ci95": [round(low, 4), round(high, 4)],
@@ -60,7 +63,7 @@ def _cascade(row: dict[str, Any], hits: list[int]) -> tuple[int, dict[str, float
     def keep(label: str) -> bool:
         if label.startswith("candidate "):
             return int(label.split()[1]) in made
-        return label in SHARED_LABELS or (first is None and label.startswith("verifier"))
+        return _shared(label) or (first is None and label.startswith("verifier"))
     calls = _calls(row, keep)
     cost = {"llm_calls_per_q": float(len(calls)),
             "llm_seconds_per_q": sum(u["latency_s"] for u in calls),

@@ -275,7 +275,8 @@ def choose_options(
         lines += [f"  {k}) {text}" for k, text in enumerate(options, start=1)]
     lines.append("JSON:")
     try:
-        reply = invoke_structured(llms, "filter", chat(FILTER_SYSTEM, "\n".join(lines)), FilterChoices, usage)
+        reply = invoke_structured(llms, "filter", chat(FILTER_SYSTEM, "\n".join(lines)), FilterChoices, usage,
+                                label="value filter")
     except LLMError:
         return [None] * len(items)
     picks: list[int | None] = []

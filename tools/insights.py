@@ -97,7 +97,8 @@ class TableInsightsTool(Tool[TableInsightsArgs]):
         registry, which returns it as a failed result."""
         system = prompt.SYSTEM.format(dialect=ctx.db.dialect, schema=args.schema_context)
         user = prompt.USER.format(values=args.values, question=args.question)
-        raw = invoke_structured(ctx.llms, "generator", chat(system, user), TableInsights, ctx.usage)
+        raw = invoke_structured(ctx.llms, "generator", chat(system, user), TableInsights, ctx.usage,
+                                label="table insights")
         insights, dropped = ground(raw, args.known_tables)
         value: dict[str, Any] = {**insights.model_dump(), "dropped_tables": dropped}
         return ToolResult(ok=True, kind="insights", text=render(insights), value=value)
