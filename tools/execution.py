@@ -140,6 +140,12 @@ class ExecuteSQLTool(Tool[ExecuteSQLArgs]):
         return rows_result(selection_value(outcomes, results, chosen, args.carry), results[chosen])
 
 
+def preview_text(value: dict[str, Any]) -> str:
+    """Header and first 10 rows of a ``rows`` value, ``|``-separated (the text later steps see)."""
+    rows = value.get("rows", [])[:PREVIEW_ROWS]
+    return "\n".join(" | ".join(str(v) for v in r) for r in [value.get("columns", []), *rows])
+
+
 def rows_result(value: dict[str, Any], res: QueryResult) -> ToolResult:
     """A ``rows`` tool result for ``value`` whose selected result is ``res``."""
     return ToolResult(ok=True, kind="rows", text=res.preview(PREVIEW_ROWS), value=value)

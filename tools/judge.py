@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from agent.llm import LLMError, chat, invoke_structured
 from prompts import judge as prompt
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
-from tools.execution import PREVIEW_ROWS, rows_result
+from tools.execution import preview_text, rows_result
 
 MAX_GROUPS = 6
 """At most this many distinct results go to the judge (largest groups first)."""
@@ -96,20 +96,15 @@ def reselect(ctx: ToolContext, value: dict[str, Any], chosen: int, record: dict[
     """The ``rows`` result for candidate ``chosen`` (re-run when it is not the one already selected), with
     ``record`` stored under ``value[key]``."""
     if chosen == value.get("selected"):
-        return ToolResult(ok=True, kind="rows", text=_preview(value), value={**value, key: record})
+        return ToolResult(ok=True, kind="rows", text=preview_text(value), value={**value, key: record})
     sql = next(o["sql"] for o in value["outcomes"] if o["index"] == chosen)
     res = ctx.db.run_query(sql)
     if not res.ok:  # should not happen (it ran a moment ago); keep the earlier selection
-        return ToolResult(ok=True, kind="rows", text=_preview(value), value={**value, key: {**record,
+        return ToolResult(ok=True, kind="rows", text=preview_text(value), value={**value, key: {**record,
                           "error": f"re-run of candidate {chosen} failed: {res.error}"}})
     new = {**value, "sql": res.sql, "columns": list(res.columns), "rows": [list(r) for r in res.rows],
            "truncated": res.truncated, "row_count": len(res.rows), "selected": chosen, key: record}
     return rows_result(new, res)
-
-
-def _preview(value: dict[str, Any]) -> str:
-    rows = value.get("rows", [])[:PREVIEW_ROWS]
-    return "\n".join(" | ".join(str(v) for v in r) for r in [value.get("columns", []), *rows])
 
 
 class JudgeSQLTool(Tool[JudgeArgs]):

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from agent.configuration import CandidateSpec
 from prompts import verifier as prompt
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
-from tools.execution import execute_candidates, pick_majority, rows_result, selection_value
+from tools.execution import execute_candidates, pick_majority, preview_text, rows_result, selection_value
 from tools.generation import write_candidate
 from tools.judge import judge_groups, reselect
 from tools.probes import plan_probes, run_probes
@@ -121,6 +121,4 @@ class VerifySQLTool(Tool[VerifyArgs]):
         value = {**args.value, "verifier": record}
         if not args.ok:
             return ToolResult(ok=False, kind="error", text=f"ERROR: {args.error}", error=args.error, value=value)
-        rows = value.get("rows", [])[:10]
-        text = "\n".join(" | ".join(str(v) for v in r) for r in [value.get("columns", []), *rows])
-        return ToolResult(ok=True, kind="rows", text=text, value=value)
+        return ToolResult(ok=True, kind="rows", text=preview_text(value), value=value)
