@@ -212,6 +212,12 @@ class Settings(BaseSettings):
     query_timeout_s: float = Field(15.0, gt=0, description="Statement timeout in seconds.")
     state_dir: Path = Field(STATE_DIR, description="Checkpoints, traces and feedback live here.")
     langsmith_project: str | None = Field(None, description="LangSmith project when tracing is on.")
+    examples_path: Path | None = Field(
+        None, description="Versioned JSONL file of few-shot examples; default: <stem>.examples.jsonl beside a "
+        "SQLite database, when present.")
+    auto_approve_feedback: bool = Field(
+        False, description="A thumbs-up adds the question/SQL pair to the examples store at once instead of "
+        "queueing it for review in the developer panel.")
 
     @classmethod
     def settings_customise_sources(
@@ -251,6 +257,16 @@ class Settings(BaseSettings):
         if self.generation.cascade is not None:
             return self.generation.cascade
         return self.generator.is_local_default
+
+    def resolved_examples_path(self) -> Path | None:
+        """``examples_path``, else ``<stem>.examples.jsonl`` beside a SQLite database file when it exists."""
+        if self.examples_path is not None:
+            return Path(self.examples_path)
+        if self.database_url.startswith("sqlite:///"):
+            db_path = Path(self.database_url.removeprefix("sqlite:///"))
+            candidate = db_path.with_name(f"{db_path.stem}.examples.jsonl")
+            return candidate if candidate.exists() else None
+        return None
 
     def uses_local_llm(self) -> bool:
         """True when any role points at the embedded local server."""

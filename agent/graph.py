@@ -29,6 +29,9 @@ from tools.charts import wants_chart
 from tools.organizer import Answer, organize
 from tools.registry import ToolRegistry
 
+TRACE_OUTPUT_CHARS = 4000
+"""Characters of each step's output kept in its trace record (the local trace view shows them)."""
+
 HISTORY_TURNS = 10
 """Turns kept in a thread's history (prompts use only the last few)."""
 
@@ -99,6 +102,8 @@ def build_graph(deps: AgentDeps, checkpointer: Any = None) -> Any:
             "error": error,
             "source": source,
             "completed": completed,
+            "steps": [{"id": s.id, "tool": s.tool, "input": s.input} for s in the_plan.steps],
+            **usage.totals(),
         }
         return {
             "plan": the_plan,
@@ -134,9 +139,11 @@ def build_graph(deps: AgentDeps, checkpointer: Any = None) -> Any:
             "step": step.id,
             "tool": step.tool,
             "input": step.input,
+            "output": result.text[:TRACE_OUTPUT_CHARS],
             "latency_s": result.latency_s,
             "ok": result.ok,
             "error": result.error,
+            **usage.totals(),
         }
         if result.value.get("snapshot"):
             record["index_snapshot"] = result.value["snapshot"]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+import uuid
+from collections.abc import Callable
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -79,6 +81,11 @@ def validate_question(question: str) -> str | None:
     return None
 
 
+StepEvent = Callable[[dict[str, Any]], None]
+"""Receives each node's trace record as the turn runs (``node`` plan | run_step | solve; see
+:class:`agent.state.AgentState` ``trace``); the app shows them as live status."""
+
+
 def ask(
     deps: AgentDeps,
     question: str,
@@ -86,38 +93,53 @@ def ask(
     history: list[dict[str, Any]] | None = None,
     graph: Any = None,
     thread_id: str | None = None,
+    on_event: StepEvent | None = None,
+    run_id: str | None = None,
 ) -> dict[str, Any]:
     """Answer ``question``; returns the JSON-friendly outcome.
 
     Follow-ups: with ``thread_id`` (and a ``graph`` compiled with a checkpointer, see
     :func:`agent.memory.open_checkpointer`) the thread's stored history is used and extended; otherwise
-    ``history`` (earlier turns, oldest first) is used as given.
+    ``history`` (earlier turns, oldest first) is used as given. ``on_event`` is called with each node's trace
+    record as soon as the node finishes (the graph is streamed). ``run_id`` (a UUID string; one is made when
+    omitted) names the LangSmith root run, so feedback can be attached to it later.
 
     Keys: ``answer`` (text), ``status`` (ok | empty | error), ``sql``, ``columns``, ``rows``, ``truncated``,
     ``chart`` (spec or None), ``show_sql``, ``candidates`` (each candidate's strategy, SQL, status),
     ``judge`` and ``verifier`` (their records), ``llm_calls``, ``prompt_tokens``, ``completion_tokens``,
     ``latency_s`` (wall clock), ``plan`` (steps), ``plan_source`` (planner | fallback), ``plan_error``,
     ``trace`` and ``usage`` (one record per LLM call: role, label, latency_s, tokens), ``database`` (key),
-    ``thread_id``. Never raises for bad input: the reason is the answer, with status ``error``.
+    ``thread_id``, ``run_id``, ``question``. Never raises for bad input: the reason is the answer, with status
+    ``error``.
     """
     started = time.perf_counter()
+    run_id = run_id or str(uuid.uuid4())
     problem = validate_question(question)
     if problem:
-        return _outcome(deps, {"answer": None}, started, error=problem)
+        return {**_outcome(deps, {"answer": None}, started, error=problem), "thread_id": thread_id,
+                "run_id": run_id, "question": question}
     graph = graph if graph is not None else build_graph(deps)
     state_in: dict[str, Any] = {  # None resets the accumulating fields for the new turn
         "question": question.strip(), "results": None, "trace": None, "usage": None, "step_index": 0,
     }
-    config: dict[str, Any] = {}
+    config: dict[str, Any] = {"run_id": uuid.UUID(run_id), "run_name": "nl2sql turn",
+                              "metadata": {"database": deps.db.key, "thread_id": thread_id}}
     if thread_id:
-        config = {"configurable": {"thread_id": thread_id}}
+        config["configurable"] = {"thread_id": thread_id}
         if history is not None:
             state_in["history"] = history
     else:
         state_in["history"] = history or []
-    final = graph.invoke(state_in, config=config)
+    final: dict[str, Any] = {}
+    for mode, chunk in graph.stream(state_in, config=config, stream_mode=["updates", "values"]):
+        if mode == "values":
+            final = chunk
+        elif on_event is not None:
+            for update in chunk.values():
+                for record in (update or {}).get("trace") or []:
+                    on_event(record)
     out = _outcome(deps, final, started)
-    out["thread_id"] = thread_id
+    out.update(thread_id=thread_id, run_id=run_id, question=question.strip())
     return out
 
 

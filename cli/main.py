@@ -82,16 +82,6 @@ def cmd_sql(args: argparse.Namespace) -> int:
     return 0 if res.ok else 1
 
 
-def default_examples_path(settings: Settings) -> Path | None:
-    """The examples file beside a SQLite database (``<stem>.examples.jsonl``), if present."""
-    url = settings.database_url
-    if url.startswith("sqlite:///"):
-        db_path = Path(url.removeprefix("sqlite:///"))
-        candidate = db_path.with_name(f"{db_path.stem}.examples.jsonl")
-        return candidate if candidate.exists() else None
-    return None
-
-
 def cmd_index(args: argparse.Namespace) -> int:
     """Build or refresh the Chroma indexes of one database (tables, schema chunks, examples)."""
     from agent.runner import open_store
@@ -100,9 +90,14 @@ def cmd_index(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     db = Database.from_settings(settings)
-    examples_path = Path(args.examples) if args.examples else default_examples_path(settings)
+    examples_path = Path(args.examples) if args.examples else settings.resolved_examples_path()
     examples = load_examples(examples_path) if examples_path else None
-    report = index_database(db, open_store(settings), settings, examples=examples, progress=not args.quiet)
+    from records.feedback import FeedbackStore
+    from records.paths import feedback_path
+
+    feedback = FeedbackStore(feedback_path(settings)).approved_examples(db.key)
+    report = index_database(db, open_store(settings), settings, examples=examples, progress=not args.quiet,
+                            feedback=feedback)
     print(report.summary())
     if report.drift:
         print("Schema drift detected since the previous index (see above); review examples and metadata.")

@@ -137,7 +137,5 @@ def _load_done(path: Path | None) -> dict[str, dict[str, Any]]:
 
 def _examples_for(item: EvalItem) -> Path | None:
     if item.db_id == "markets":
-        from cli.main import default_examples_path
-
-        return default_examples_path(Settings().with_database(item.database_url))
+        return Settings().with_database(item.database_url).resolved_examples_path()
     return None

@@ -247,6 +247,7 @@ def build_indexes(
     profile: bool = False,
     sensitive_patterns: list[str] | None = None,
     with_values: bool = False,
+    bar: Any = None,
 ) -> IndexReport:
     """Index ``db``'s tables (and optionally its few-shot examples) into ``store``, incrementally.
 
@@ -266,6 +267,8 @@ def build_indexes(
         sensitive_patterns: column-name regexes whose sample values and profiles are masked (and which the
             value index skips).
         with_values: also (re)build ``values_index`` for referential search.
+        bar: a progress object with ``total`` and ``update(n)`` (tqdm-like, e.g. the app's Streamlit bar)
+            used instead of the stderr bar; documents processed.
 
     Returns:
         An :class:`IndexReport` (use ``report.summary()`` for display).
@@ -286,9 +289,17 @@ def build_indexes(
         good, ex_report = prepare_examples(db, items + from_feedback(feedback or []))
 
     total = 2 * len(tables) + len(good)
-    with tqdm(total=total, desc=f"Indexing {db.key}", unit="doc", disable=not progress, leave=False) as bar:
+    own_bar = bar is None
+    if own_bar:
+        bar = tqdm(total=total, desc=f"Indexing {db.key}", unit="doc", disable=not progress, leave=False)
+    else:
+        bar.total = total
+    try:
         sync = sync_tables(store, db.key, db.dialect, tables, sample_rows=sample_rows, bar=bar)
         n_examples = index_examples(store, db.key, good, bar=bar) if replace_examples else 0
+    finally:
+        if own_bar:
+            bar.close()
     n_values = 0
     if with_values:
         from retrieval.values import build_value_index
@@ -313,12 +324,15 @@ def build_indexes(
 
 def index_database(db: Database, store: VectorStore, settings: Settings, *,
                    examples: Sequence[Mapping[str, Any] | Example] | None = None,
-                   progress: bool = True) -> IndexReport:
+                   progress: bool = True, feedback: Sequence[Mapping[str, Any]] | None = None,
+                   bar: Any = None) -> IndexReport:
     """Index ``db`` the way the agent expects: profiled, masked schema documents, examples, value index.
 
     The one entry point used by ``nl2sql index``, the evaluation and the tests (settings decide sample rows
-    and sensitive-column patterns).
+    and sensitive-column patterns). ``feedback``: approved feedback examples added to ``examples``; ``bar``: see
+    :func:`build_indexes`.
     """
     cfg = settings.retrieval
     return build_indexes(db, store, examples=examples, sample_rows=cfg.sample_rows, progress=progress,
-                         profile=True, sensitive_patterns=cfg.sensitive_patterns, with_values=True)
+                         profile=True, sensitive_patterns=cfg.sensitive_patterns, with_values=True,
+                         feedback=feedback, bar=bar)

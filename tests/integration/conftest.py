@@ -10,7 +10,6 @@ import pytest
 from agent.configuration import DEMO_DB_PATH, Settings
 from agent.graph import AgentDeps
 from agent.runner import build_deps
-from cli.main import default_examples_path
 from retrieval.indexing import index_database, load_examples
 
 
@@ -30,7 +29,7 @@ def demo_deps(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AgentDeps]:
     root: Path = tmp_path_factory.mktemp("integration")
     settings = Settings(retrieval={"chroma_path": root / "chroma"}, state_dir=root / "state")
     deps = build_deps(settings)
-    examples_path = default_examples_path(settings)
+    examples_path = settings.resolved_examples_path()
     index_database(deps.db, deps.store, settings,
                    examples=load_examples(examples_path) if examples_path else None, progress=False)
     yield deps

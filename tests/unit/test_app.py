@@ -1,76 +1,164 @@
-"""The Streamlit chat page (Streamlit's AppTest) with scripted fake LLMs, real SQLite and real Chroma."""
+"""The Streamlit pages (Streamlit's AppTest) with scripted fake LLMs, real SQLite and real Chroma."""
 
 from __future__ import annotations
-
-from pathlib import Path
-from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import agent.runner
 from agent.configuration import PROJECT_ROOT, Settings
-from agent.testing import ScriptedChatModel
-from retrieval.store import ChromaStore
+from records.feedback import FeedbackStore
+from records.paths import feedback_path, runs_path
+from records.runs import RunStore
+from retrieval.store import EXAMPLES_INDEX, ChromaStore, db_filter
+from tests.unit.app_fixtures import app_env  # noqa: F401 (fixture)
 
-PLAN = {"steps": [
-    {"id": "#E1", "tool": "retrieve_schema", "input": "customers"},
-    {"id": "#E2", "tool": "generate_sql", "input": "#E1"},
-    {"id": "#E3", "tool": "execute_sql", "input": "#E2"},
-]}
+APP = str(PROJECT_ROOT / "app.py")
+DEVELOPER = "from app import developer_page\ndeveloper_page()\n"
+SETTINGS = "from ui.settings_page import settings_page\nsettings_page()\n"
 
 
 @pytest.fixture()
-def app(monkeypatch: pytest.MonkeyPatch, shop_settings: Settings, shop_store: ChromaStore) -> AppTest:
-    real_build = agent.runner.build_deps
-
-    def fake_build(settings: Settings, **_: Any) -> Any:
-        def sql_for(messages: list[Any]) -> dict[str, str]:
-            question = str(messages[-1].content)
-            if "per country" in question:
-                return {"reasoning": "plan", "sql": "SELECT country, COUNT(*) AS n FROM customers GROUP BY country ORDER BY country"}
-            return {"reasoning": "plan", "sql": "SELECT COUNT(*) AS n FROM customers WHERE country = 'Brazil'"}
-
-        models = {"planner": ScriptedChatModel(replies=[PLAN]), "generator": ScriptedChatModel(script=sql_for),
-                  "organizer": ScriptedChatModel(replies=[{"text": "The result is shown."}])}
-        return real_build(shop_settings, llm_overrides=models, store=shop_store)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(agent.runner, "build_deps", fake_build)
-    at = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=60)
+def app(app_env: Settings) -> AppTest:  # noqa: F811
+    at = AppTest.from_file(APP, default_timeout=60)
     at.run()
+    assert not at.exception, at.exception
     return at
 
 
-def test_chat_shows_answer_table_and_sql_and_keeps_history(app: AppTest) -> None:
-    assert not app.exception
-    app.chat_input[0].set_value("How many customers are from Brazil?").run()
-    assert not app.exception
+def ask(at: AppTest, question: str) -> AppTest:
+    at.chat_input[0].set_value(question).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_chat_shows_status_answer_table_csv_and_sql(app: AppTest) -> None:
+    ask(app, "How many customers are from Brazil?")
     assert any("The result is shown." in m.value for m in app.markdown)
     assert any("COUNT(*)" in c.value for c in app.code)
-    app.chat_input[0].set_value("Customers per country").run()
+    labels = [s.label for s in app.status]
+    assert labels and labels[-1].startswith("Done in")
+    ask(app, "Customers per country")
     tables = [d.value for d in app.dataframe if list(d.value.columns) == ["country", "n"]]
-    assert len(tables) == 1  # the result table (the other frames list the SQL candidates)
-    frame = tables[0]
-    assert list(frame.columns) == ["country", "n"] and frame["n"].tolist() == [2, 1]
+    assert len(tables) == 1 and tables[0]["n"].tolist() == [2, 1]
+    assert [b.label for b in app.get("download_button")] == ["Download CSV"]
     questions = [m.value for m in app.markdown if m.value.startswith(("How many", "Customers per"))]
     assert questions == ["How many customers are from Brazil?", "Customers per country"]
 
 
-def test_new_conversation_clears_history(app: AppTest) -> None:
-    app.chat_input[0].set_value("How many customers are from Brazil?").run()
+def test_turns_are_stored_and_a_past_conversation_reopens(app: AppTest, app_env: Settings) -> None:  # noqa: F811
+    ask(app, "How many customers are from Brazil?")
+    thread = app.session_state.thread_id
+    stored = RunStore(runs_path(app_env)).thread_runs(thread)
+    assert [t["question"] for t in stored] == ["How many customers are from Brazil?"]
+    assert stored[0]["trace"][0]["node"] == "plan" and any(r.get("output") for r in stored[0]["trace"])
+    fresh = AppTest.from_file(APP, default_timeout=60).run()  # another browser session
+    assert not any(m.value.startswith("How many") for m in fresh.markdown)
+    reopen = [b for b in fresh.sidebar.button if b.label.startswith("How many customers")]
+    assert len(reopen) == 1
+    reopen[0].click().run()
+    assert fresh.session_state.thread_id == thread
+    assert any(m.value == "How many customers are from Brazil?" for m in fresh.markdown)
+
+
+def test_new_conversation_starts_an_empty_thread(app: AppTest) -> None:
+    ask(app, "How many customers are from Brazil?")
+    first = app.session_state.thread_id
     app.sidebar.button[0].click().run()
-    assert app.session_state.turns == []
+    assert app.session_state.thread_id != first
+    assert not any(m.value.startswith("How many") for m in app.main.markdown)
 
 
-def test_bad_question_is_explained(app: AppTest, tmp_path: Path) -> None:
-    app.chat_input[0].set_value("?!?").run()
-    assert not app.exception
+def test_follow_up_uses_the_thread_history(app: AppTest) -> None:
+    ask(app, "How many customers are from Brazil?")
+    ask(app, "And from Sweden?")
+    assert any("'Sweden'" in c.value for c in app.code)
+    assert len([m for m in app.markdown if m.value == "The result is shown."]) == 2
+
+
+def test_bad_question_is_explained_and_kept(app: AppTest) -> None:
+    ask(app, "?!?")
     assert any("plain language" in e.value for e in app.error)
+    app.run()
+    assert any("plain language" in e.value for e in app.error)  # still there after a rerun
+
+
+def test_endpoint_down_is_human_readable(app: AppTest, app_env: Settings, shop_store: ChromaStore,  # noqa: F811
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent.runner import build_deps
+    from agent.testing import ScriptedChatModel
+    from ui import services
+
+    down = ScriptedChatModel(script=lambda _: ConnectionError("Connection error."))
+    services.set_deps_factory(lambda cfg: build_deps(cfg, store=shop_store, llm_overrides={
+        "planner": down, "generator": down, "organizer": down, "judge": down, "filter": down}))
+    services.reset_agents()
+    ask(app, "How many customers are from Brazil?")
+    assert any("did not answer" in e.value for e in app.error)
+
+
+def test_thumbs_up_is_stored_with_a_comment(app: AppTest, app_env: Settings) -> None:  # noqa: F811
+    ask(app, "How many customers are from Brazil?")
+    app.feedback[0].set_value(1).run()
+    assert not app.exception
+    records = FeedbackStore(feedback_path(app_env)).find()
+    assert len(records) == 1
+    rec = records[0]
+    assert (rec.rating, rec.status, rec.thread_id) == ("up", "pending", app.session_state.thread_id)
+    assert rec.sql and "Brazil" in rec.sql and rec.result_digest and rec.row_count == 1
+    app.text_input[0].input("Exactly right")
+    app.form_submit_button[0].click().run()
+    assert FeedbackStore(feedback_path(app_env)).find()[0].comment == "Exactly right"
+
+
+def test_thumbs_down_goes_to_review(app: AppTest, app_env: Settings) -> None:  # noqa: F811
+    ask(app, "How many customers are from Brazil?")
+    app.feedback[0].set_value(0).run()
+    assert FeedbackStore(feedback_path(app_env)).find()[0].status == "review"
 
 
 def test_chart_is_drawn_from_a_typed_spec(app: AppTest) -> None:
-    app.chat_input[0].set_value("Plot customers per country").run()
-    assert not app.exception
-    charts = app.get("plotly_chart")
-    assert len(charts) == 1
-    assert any("see the chart" in m.value for m in app.markdown)
+    ask(app, "Plot customers per country")
+    assert len(app.get("plotly_chart")) == 1
+
+
+def test_developer_panel_approves_a_proposed_example(app: AppTest, app_env: Settings,  # noqa: F811
+                                                     shop_store: ChromaStore) -> None:
+    ask(app, "How many customers are from Brazil?")
+    app.feedback[0].set_value(1).run()
+    dev = AppTest.from_string(DEVELOPER, default_timeout=60).run()
+    assert not dev.exception, dev.exception
+    approve = [b for b in dev.form_submit_button if b.label == "Approve"]
+    approve[0].click().run()
+    assert not dev.exception, dev.exception
+    assert FeedbackStore(feedback_path(app_env)).find()[0].status == "approved"
+    questions = [h.metadata["question"] for h in shop_store.get(EXAMPLES_INDEX, db_filter(_key(shop_store)))]
+    assert "How many customers are from Brazil?" in questions
+
+
+def test_developer_panel_shows_traces_and_runs_a_tool(app: AppTest) -> None:
+    ask(app, "How many customers are from Brazil?")
+    dev = AppTest.from_string(DEVELOPER, default_timeout=60).run()
+    steps = [d.value for d in dev.dataframe if "tool" in d.value.columns and "output" in d.value.columns]
+    assert steps and set(steps[0]["tool"].dropna()) >= {"retrieve_schema", "generate_sql", "execute_sql"}
+    dev.selectbox(key="bench-tool").set_value("execute_sql")
+    dev.text_area(key="bench-input").input("SELECT COUNT(*) FROM orders")
+    dev.form_submit_button[0].click().run()
+    assert not dev.exception, dev.exception
+    assert any("execute_sql: ok" in e.label for e in dev.expander)
+
+
+def test_settings_page_hides_secrets_and_applies_session_choices(app_env: Settings) -> None:  # noqa: F811
+    at = AppTest.from_string(SETTINGS, default_timeout=60).run()
+    assert not at.exception, at.exception
+    models = at.dataframe[0].value
+    assert set(models["role"]) == {"planner", "generator", "judge", "organizer", "filter"}
+    assert "sk-local" not in models.to_string()
+    at.toggle[0].set_value(False)
+    at.text_input[1].input("direct")
+    at.form_submit_button[0].click().run()
+    ov = at.session_state.overrides
+    assert ov.use_examples is False and ov.candidates == "direct"
+
+
+def _key(store: ChromaStore) -> str:
+    return next(iter(store.db_keys()))

@@ -1,0 +1,54 @@
+"""Fixtures shared by the app's AppTest modules: environment pointing at the shop database in temp dirs and a
+scripted-model agent factory injected into :mod:`ui.services`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from agent.configuration import Settings
+from agent.runner import build_deps
+from agent.testing import ScriptedChatModel
+from retrieval.store import ChromaStore
+from ui import services
+
+PLAN = {"steps": [
+    {"id": "#E1", "tool": "retrieve_schema", "input": "customers"},
+    {"id": "#E2", "tool": "generate_sql", "input": "#E1"},
+    {"id": "#E3", "tool": "execute_sql", "input": "#E2"},
+]}
+
+
+def sql_for(messages: list[Any]) -> dict[str, str]:
+    """The scripted generator: SQL chosen by words of the question."""
+    question = str(messages[-1].content)
+    if "per country" in question:
+        return {"reasoning": "group", "sql": "SELECT country, COUNT(*) AS n FROM customers GROUP BY country "
+                                             "ORDER BY country"}
+    if "Sweden" in question:
+        return {"reasoning": "filter", "sql": "SELECT COUNT(*) AS n FROM customers WHERE country = 'Sweden'"}
+    return {"reasoning": "filter", "sql": "SELECT COUNT(*) AS n FROM customers WHERE country = 'Brazil'"}
+
+
+def fake_models() -> dict[str, ScriptedChatModel]:
+    """Planner, generator and organizer replaced by scripts."""
+    return {"planner": ScriptedChatModel(replies=[PLAN]), "generator": ScriptedChatModel(script=sql_for),
+            "organizer": ScriptedChatModel(replies=[{"text": "The result is shown."}])}
+
+
+@pytest.fixture()
+def app_env(monkeypatch: pytest.MonkeyPatch, shop_settings: Settings, shop_store: ChromaStore) -> Iterator[Settings]:
+    """Environment for the app (temp state dir, shop database) and the scripted agent factory."""
+    monkeypatch.setenv("NL2SQL_DATABASE_URL", shop_settings.database_url)
+    monkeypatch.setenv("NL2SQL_STATE_DIR", str(shop_settings.state_dir))
+    monkeypatch.setenv("NL2SQL_RETRIEVAL__CHROMA_PATH", str(shop_settings.retrieval.chroma_path))
+    monkeypatch.setenv("NL2SQL_LOCAL_LLM__AUTO_START", "false")
+    services.set_deps_factory(lambda cfg: build_deps(cfg, llm_overrides=fake_models(), store=shop_store))
+    services.reset_agents()
+    services.clear_stores()
+    yield shop_settings
+    services.set_deps_factory(None)
+    services.reset_agents()
+    services.clear_stores()

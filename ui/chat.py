@@ -1,0 +1,129 @@
+"""The chat page: questions in, answers out, with a live status of the plan steps, durable conversations
+(reopen any past one) and feedback on every answer."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from datetime import datetime
+from typing import Any
+
+import streamlit as st
+
+from agent.runner import ask
+from records.runs import new_thread_id
+from ui import services
+from ui.messages import explain
+from ui.render import feedback_widget, show_turn
+
+
+def error_outcome(question: str, thread_id: str, database: str | None, text: str, started: float) -> dict[str, Any]:
+    """An outcome for a turn that raised (kept in the conversation like any answer)."""
+    return {"answer": text, "status": "error", "sql": None, "rows": [], "columns": [], "question": question,
+            "thread_id": thread_id, "run_id": str(uuid.uuid4()), "database": database, "llm_calls": 0,
+            "prompt_tokens": 0, "completion_tokens": 0, "latency_s": round(time.perf_counter() - started, 3),
+            "trace": [], "usage": [], "plan": []}
+
+
+def step_line(record: dict[str, Any]) -> str:
+    """One status line for a node's trace record: what ran, how long, ok or not."""
+    mark = ":material/check:" if record.get("ok") else ":material/error:"
+    seconds = f"{record.get('latency_s', 0):.1f} s"
+    if record.get("node") == "plan":
+        steps = ", ".join(f"{s['id']} {s['tool']}" for s in record.get("steps", []))
+        return f"{mark} Planned ({record.get('source')}, {seconds}): {steps}"
+    if record.get("node") == "solve":
+        return f"{mark} Answer written ({seconds})"
+    error = f": {record['error']}" if record.get("error") else ""
+    return f"{mark} {record.get('step')} {record.get('tool')} ({seconds}){error}"
+
+
+def current_thread() -> str:
+    """This session's conversation id (a new one on first visit)."""
+    if "thread_id" not in st.session_state:
+        st.session_state.thread_id = new_thread_id()
+    thread_id: str = st.session_state.thread_id
+    return thread_id
+
+
+def sidebar(database: str) -> None:
+    """New conversation, and the list of past conversations of this database to reopen."""
+    with st.sidebar:
+        if st.button("New conversation", icon=":material/add:", width="stretch"):
+            st.session_state.thread_id = new_thread_id()
+        st.subheader("Conversations")
+        threads = services.run_store().threads(database=database, limit=30)
+        if not threads:
+            st.caption("No conversations yet.")
+        for t in threads:
+            when = datetime.fromtimestamp(t["updated"]).strftime("%d %b %H:%M")
+            current = t["id"] == st.session_state.get("thread_id")
+            label = f"{'▸ ' if current else ''}{t['title'][:48]} · {t['turns']} · {when}"
+            if st.button(label, key=f"thread-{t['id']}", width="stretch", type="tertiary"):
+                st.session_state.thread_id = t["id"]
+                st.rerun()
+
+
+def answer(question: str, deps: Any, graph: Any, thread_id: str) -> dict[str, Any]:
+    """Run one turn with a live status of its steps; always returns an outcome (errors included)."""
+    started = time.perf_counter()
+    with st.status("Planning...", expanded=True) as status:
+        plan: list[dict[str, Any]] = []
+        done: set[str] = set()
+
+        def on_event(record: dict[str, Any]) -> None:
+            """Write the finished node's line and name the step that runs next."""
+            if record.get("node") == "plan":
+                plan[:] = record.get("steps", [])
+            elif record.get("node") == "run_step":
+                done.add(str(record.get("step")))
+            status.write(step_line(record))
+            nxt = next((s for s in plan if s["id"] not in done), None)
+            status.update(label=f"Running {nxt['id']} {nxt['tool']}..." if nxt else "Writing the answer...")
+
+        try:
+            out = ask(deps, question, graph=graph, thread_id=thread_id, on_event=on_event)
+        except Exception as exc:  # never lose the conversation: the failure becomes the turn's answer
+            out = error_outcome(question, thread_id, deps.db.key, f"{type(exc).__name__}: {exc}", started)
+        failed = out.get("status") == "error"
+        status.update(label=f"{'Failed' if failed else 'Done'} in {out.get('latency_s', 0):.1f} s",
+                      state="error" if failed else "complete", expanded=False)
+    return out
+
+
+def chat_page() -> None:
+    """The analyst's page."""
+    cfg = services.settings()
+    st.title("Ask your data")
+    try:
+        deps, graph = services.load_agent()
+    except Exception as exc:  # setup problems (model, database, index) are explained, not raised
+        st.error(f"The assistant could not start: {explain(f'{type(exc).__name__}: {exc}', cfg)}")
+        st.stop()
+    st.caption(f"Database `{deps.db.key}` · generator `{cfg.generator.model}`")
+    sidebar(deps.db.key)
+    thread_id = current_thread()
+    runs, feedback = services.run_store(), services.feedback_store()
+    turns = runs.thread_runs(thread_id)
+    if not turns:
+        st.info("Ask a question in plain language, for example *“What was Apple's closing price on the last "
+                "trading day?”* or *“Plot the daily close of MSFT in September 2025”*. Follow-ups continue the "
+                "conversation.")
+    for i, out in enumerate(turns):
+        with st.chat_message("user"):
+            st.markdown(out["question"])
+        with st.chat_message("assistant"):
+            show_turn(out, cfg, key=out.get("run_id", str(i)))
+            feedback_widget(out, deps, feedback, key=out.get("run_id", str(i)))
+    question = st.chat_input("Ask a question about the data")
+    if question:
+        with st.chat_message("user"):
+            st.markdown(question)
+        with st.chat_message("assistant"):
+            out = answer(question, deps, graph, thread_id)
+            try:
+                runs.save_run(out)
+            except Exception as exc:  # the answer is still shown; the failure to store it is reported
+                st.warning(f"This answer could not be saved to the conversation history: {exc}")
+            show_turn(out, cfg, key=out["run_id"])
+            feedback_widget(out, deps, feedback, key=out["run_id"])

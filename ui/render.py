@@ -1,0 +1,94 @@
+"""Drawing one answered turn: text, table (sortable, CSV download), chart, SQL, how it was chosen, cost, and
+the thumbs up/down feedback widget."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from agent.configuration import Settings
+from records.feedback import FeedbackStore, send_to_langsmith
+from records.review import ReviewError, approve_feedback
+from tools.charts import ChartSpec, figure_from_spec
+from ui.messages import explain
+
+
+def tracing_enabled() -> bool:
+    """True when LangSmith tracing is configured (``LANGSMITH_TRACING`` and an API key, langsmith's rule)."""
+    from langsmith.utils import tracing_is_enabled
+
+    return bool(tracing_is_enabled())
+
+
+def show_turn(out: dict[str, Any], settings: Settings, key: str) -> None:
+    """Render one stored outcome of :func:`agent.runner.ask`; ``key`` makes widget keys unique per turn."""
+    if out.get("status") == "error":
+        st.error(explain(out.get("answer"), settings))
+    else:
+        st.markdown(out.get("answer") or "")
+    rows, columns = out.get("rows") or [], out.get("columns") or []
+    if out.get("chart") and rows:
+        try:
+            st.plotly_chart(figure_from_spec(ChartSpec(**out["chart"]), columns, rows), width="stretch",
+                            key=f"chart-{key}")
+        except ValueError as exc:  # a spec that does not fit the data is reported, never executed
+            st.warning(f"The chart could not be drawn: {exc}")
+    if rows and not (len(rows) == 1 and len(columns) == 1):
+        frame = pd.DataFrame(rows, columns=columns)
+        st.dataframe(frame, width="stretch", hide_index=True, key=f"table-{key}")
+        total = out.get("row_count", len(rows))
+        note = " (row cap reached: only the first rows)" if out.get("truncated") else ""
+        left, right = st.columns([3, 1])
+        left.caption(f"{total} rows × {len(columns)} columns{note}. Click a column header to sort.")
+        right.download_button("Download CSV", frame.to_csv(index=False).encode(), file_name="result.csv",
+                              mime="text/csv", key=f"csv-{key}")
+    if out.get("sql"):
+        with st.expander("SQL", expanded=bool(out.get("show_sql"))):
+            st.code(out["sql"], language="sql")
+    if out.get("candidates"):
+        with st.expander("How the SQL was chosen"):
+            st.dataframe(pd.DataFrame(out["candidates"]), width="stretch", hide_index=True)
+            st.json({"judge": out.get("judge"), "verifier": out.get("verifier")}, expanded=False)
+    st.caption(f"{out.get('latency_s', 0)} s · {out.get('llm_calls', 0)} LLM calls · "
+               f"{out.get('prompt_tokens', 0)}+{out.get('completion_tokens', 0)} tokens · "
+               f"plan: {out.get('plan_source') or '-'}")
+
+
+def feedback_widget(out: dict[str, Any], deps: Any, store: FeedbackStore, key: str) -> None:
+    """Thumbs up/down with an optional comment for one answer, stored at the first click (nothing to submit);
+    a thumbs-up is approved as an example at once when ``auto_approve_feedback`` is on and its SQL runs."""
+    run_id = out.get("run_id")
+    if not run_id or not out.get("question"):
+        return
+    existing = store.find(run_id=run_id, limit=1)
+    if not existing:
+        choice = st.feedback("thumbs", key=f"fb-{key}")
+        if choice is None:
+            return
+        record = store.record(out, "up" if choice == 1 else "down")
+        sent = send_to_langsmith(record, enabled=tracing_enabled())
+        if sent:
+            record = store.update(record.id, langsmith=sent)
+        if record.status == "pending" and deps.settings.auto_approve_feedback:
+            try:
+                record, _ = approve_feedback(deps.store, deps.db, store, record.id,
+                                             examples_path=deps.settings.resolved_examples_path())
+            except ReviewError as exc:
+                st.warning(f"Kept for review: {exc}")
+        existing = [record]
+    record = existing[0]
+    label = {"pending": "proposed as an example, waiting for review", "approved": "added to the examples",
+             "review": "sent to the review list", "rejected": "reviewed", "resolved": "reviewed"}
+    thumb = ":material/thumb_up:" if record.rating == "up" else ":material/thumb_down:"
+    st.caption(f"{thumb} Thanks, feedback saved ({label.get(record.status, record.status)}).")
+    if record.comment:
+        st.caption(f"Comment: {record.comment}")
+        return
+    with st.form(f"comment-{key}", border=False, clear_on_submit=True):
+        text = st.text_input("Comment (optional)", key=f"fbtext-{key}", placeholder="What was right or wrong?")
+        if st.form_submit_button("Save comment") and text.strip():
+            record = store.update(record.id, comment=text.strip())
+            send_to_langsmith(record, enabled=tracing_enabled(), comment_only=True)
+            st.rerun()

@@ -1,0 +1,119 @@
+"""Process-wide resources of the app (shared by all browser sessions) and each session's settings overrides.
+
+The agent (database, vector store, LLMs, compiled graph with its checkpointer) is built once per distinct
+configuration by ``st.cache_resource``; several browser sessions share it safely (the checkpointer and the
+record stores lock or open a connection per operation). Tests inject a scripted-model factory with
+:func:`set_deps_factory`; nothing else reads the environment: :class:`agent.configuration.Settings` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from agent.configuration import CandidateSpec, Settings
+from agent.graph import AgentDeps, build_graph
+from agent.memory import open_checkpointer
+from agent.runner import build_deps
+from records.feedback import FeedbackStore
+from records.paths import feedback_path, runs_path
+from records.runs import RunStore
+
+DepsFactory = Callable[[Settings], AgentDeps]
+_factory: list[DepsFactory] = []
+
+
+def set_deps_factory(factory: DepsFactory | None) -> None:
+    """Build agents with ``factory`` instead of :func:`agent.runner.build_deps` (tests: scripted models)."""
+    _factory[:] = [factory] if factory else []
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """One session's choices on the settings page (None keeps the configured value).
+
+    Fields: ``database_url`` (SQLAlchemy URL), ``use_examples`` (few-shot examples on/off), ``candidates``
+    (candidate list such as ``"direct,qp"``, see :meth:`CandidateSpec.parse_list`).
+    """
+
+    database_url: str | None = None
+    use_examples: bool | None = None
+    candidates: str | None = None
+
+
+def base_settings() -> Settings:
+    """The configured settings (environment, ``nl2sql.toml``, defaults)."""
+    return Settings()
+
+
+def apply(settings: Settings, ov: Overrides) -> Settings:
+    """``settings`` with the overrides applied.
+
+    Raises:
+        ValueError: a malformed candidate list.
+    """
+    out = settings.with_database(ov.database_url)
+    if ov.use_examples is not None:
+        out = out.model_copy(update={"retrieval": out.retrieval.model_copy(update={"use_examples": ov.use_examples})})
+    if ov.candidates:
+        specs = CandidateSpec.parse_list(ov.candidates)
+        out = out.model_copy(update={"generation": out.generation.model_copy(update={"candidates": specs})})
+    return out
+
+
+def overrides() -> Overrides:
+    """This browser session's overrides (the ``?database=`` query parameter seeds the database)."""
+    if "overrides" not in st.session_state:
+        st.session_state.overrides = Overrides(database_url=st.query_params.get("database"))
+    ov: Overrides = st.session_state.overrides
+    return ov
+
+
+def settings() -> Settings:
+    """The settings this session runs with."""
+    return apply(base_settings(), overrides())
+
+
+@st.cache_resource(show_spinner="Starting the agent (the local model loads on first use)...")
+def _load_agent(ov: Overrides) -> tuple[AgentDeps, Any]:
+    cfg = apply(base_settings(), ov)
+    deps = _factory[0](cfg) if _factory else build_deps(cfg)
+    return deps, build_graph(deps, checkpointer=open_checkpointer(cfg))
+
+
+def load_agent() -> tuple[AgentDeps, Any]:
+    """Dependencies and the compiled graph (with the thread checkpointer) for this session's settings.
+
+    Raises:
+        Whatever :func:`agent.runner.build_deps` raises (model files, local server, database, embeddings).
+    """
+    return _load_agent(overrides())
+
+
+def reset_agents() -> None:
+    """Drop every cached agent (after an index rebuild or a settings change that needs a fresh start)."""
+    _load_agent.clear()
+
+
+def clear_stores() -> None:
+    """Forget the cached record stores (tests switch state folders)."""
+    _stores.clear()
+
+
+@st.cache_resource
+def _stores(state_dir: str) -> tuple[RunStore, FeedbackStore]:
+    cfg = base_settings().model_copy(update={"state_dir": state_dir})
+    return RunStore(runs_path(cfg)), FeedbackStore(feedback_path(cfg))
+
+
+def run_store() -> RunStore:
+    """Conversations and traces of this deployment."""
+    return _stores(str(settings().state_dir))[0]
+
+
+def feedback_store() -> FeedbackStore:
+    """Feedback records of this deployment."""
+    return _stores(str(settings().state_dir))[1]
