@@ -6,13 +6,22 @@ PIP := $(PY) -m pip
 NL2SQL := $(VENV)/bin/nl2sql
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test setup install unit integration lint index serve clean
+.PHONY: demo test setup install unit integration e2e browser lint index serve clean
 
 demo: setup index
 	$(VENV)/bin/streamlit run app.py
 
-test: setup
+test: setup browser
 	$(PY) -m pytest tests -q
+
+# Debian's Chromium for the end-to-end tests (Playwright drives it; no browser download).
+browser:
+	@command -v chromium >/dev/null || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q chromium; }
+
+e2e: setup browser
+	$(PY) -m pytest tests/e2e -q
 
 unit: install
 	$(PY) -m pytest tests/unit -q

@@ -46,11 +46,17 @@ def current_thread() -> str:
     return thread_id
 
 
+def open_thread(thread_id: str) -> None:
+    """Switch this session to ``thread_id`` (a widget callback: runs before the page is drawn)."""
+    st.session_state.thread_id = thread_id
+
+
 def sidebar(database: str) -> None:
-    """New conversation, and the list of past conversations of this database to reopen."""
+    """New conversation, and the list of past conversations of this database to reopen (drawn last, so a
+    question just answered is listed)."""
     with st.sidebar:
-        if st.button("New conversation", icon=":material/add:", width="stretch"):
-            st.session_state.thread_id = new_thread_id()
+        st.button("New conversation", icon=":material/add:", width="stretch", on_click=open_thread,
+                  args=(new_thread_id(),))
         st.subheader("Conversations")
         threads = services.run_store().threads(database=database, limit=30)
         if not threads:
@@ -59,9 +65,8 @@ def sidebar(database: str) -> None:
             when = datetime.fromtimestamp(t["updated"]).strftime("%d %b %H:%M")
             current = t["id"] == st.session_state.get("thread_id")
             label = f"{'▸ ' if current else ''}{t['title'][:48]} · {t['turns']} · {when}"
-            if st.button(label, key=f"thread-{t['id']}", width="stretch", type="tertiary"):
-                st.session_state.thread_id = t["id"]
-                st.rerun()
+            st.button(label, key=f"thread-{t['id']}", width="stretch", type="tertiary", on_click=open_thread,
+                      args=(t["id"],))
 
 
 def answer(question: str, deps: Any, graph: Any, thread_id: str) -> dict[str, Any]:
@@ -101,7 +106,6 @@ def chat_page() -> None:
         st.error(f"The assistant could not start: {explain(f'{type(exc).__name__}: {exc}', cfg)}")
         st.stop()
     st.caption(f"Database `{deps.db.key}` · generator `{cfg.generator.model}`")
-    sidebar(deps.db.key)
     thread_id = current_thread()
     runs, feedback = services.run_store(), services.feedback_store()
     turns = runs.thread_runs(thread_id)
@@ -127,3 +131,4 @@ def chat_page() -> None:
                 st.warning(f"This answer could not be saved to the conversation history: {exc}")
             show_turn(out, cfg, key=out["run_id"])
             feedback_widget(out, deps, feedback, key=out["run_id"])
+    sidebar(deps.db.key)
