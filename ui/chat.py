@@ -109,7 +109,8 @@ def chat_page() -> None:
     thread_id = current_thread()
     runs, feedback = services.run_store(), services.feedback_store()
     turns = runs.thread_runs(thread_id)
-    if not turns:
+    question = st.chat_input("Ask a question about the data")
+    if not turns and not question:
         st.info("Ask a question in plain language, for example *“What was Apple's closing price on the last "
                 "trading day?”* or *“Plot the daily close of MSFT in September 2025”*. Follow-ups continue the "
                 "conversation.")
@@ -119,7 +120,6 @@ def chat_page() -> None:
         with st.chat_message("assistant"):
             show_turn(out, cfg, key=out.get("run_id", str(i)))
             feedback_widget(out, deps, feedback, key=out.get("run_id", str(i)))
-    question = st.chat_input("Ask a question about the data")
     if question:
         with st.chat_message("user"):
             st.markdown(question)

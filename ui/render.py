@@ -46,7 +46,7 @@ def show_turn(out: dict[str, Any], settings: Settings, key: str) -> None:
                               mime="text/csv", key=f"csv-{key}")
     if out.get("sql"):
         with st.expander("SQL", expanded=bool(out.get("show_sql"))):
-            st.code(out["sql"], language="sql")
+            st.code(out["sql"], language="sql", wrap_lines=True)
     if out.get("candidates"):
         with st.expander("How the SQL was chosen"):
             st.dataframe(pd.DataFrame(out["candidates"]), width="stretch", hide_index=True)
