@@ -10,6 +10,8 @@ _ENDPOINT = re.compile(r"connection error|connection refused|connecterror|apicon
                        r"failed to establish|name or service not known|502|503|server disconnected", re.I)
 _DATABASE = re.compile(r"unable to open database|could not connect to server|database .* does not exist|"
                        r"no such file|ORA-12541|ORA-01017|authentication failed|database is locked", re.I)
+_OUTSIDE = re.compile(r"no such (table|column)|invalid identifier|ORA-00904|ORA-00942|"
+                      r"(relation|column) .* does not exist", re.I)
 _NO_INDEX = re.compile(r"no schema index|no index|not been indexed|no tables indexed|index is empty", re.I)
 
 
@@ -28,4 +30,7 @@ def explain(text: str | None, settings: Settings) -> str:
     if _NO_INDEX.search(raw):
         return ("This database has not been indexed yet. Rebuild its indexes in the developer panel "
                 "(Indexes tab) or run `nl2sql index`.")
+    if _OUTSIDE.search(raw):
+        return ("The question may ask for data this database does not hold: the query needed a table or column "
+                f"that does not exist. Try rephrasing with the data's own terms. Details: {raw}")
     return raw

@@ -147,6 +147,16 @@ def test_developer_panel_shows_traces_and_runs_a_tool(app: AppTest) -> None:
     assert any("execute_sql: ok" in e.label for e in dev.expander)
 
 
+def test_developer_panel_rebuilds_indexes_with_progress(app_env: Settings) -> None:  # noqa: F811
+    dev = AppTest.from_string(DEVELOPER, default_timeout=120).run()
+    rebuild = [b for b in dev.button if b.label == "Rebuild indexes"]
+    rebuild[0].click().run()
+    assert not dev.exception, dev.exception
+    assert any("tables" in s.value for s in dev.success)
+    counts = next(d.value for d in dev.dataframe if list(d.value.columns) == ["collection", "records"])
+    assert counts.set_index("collection")["records"]["schemas_index"] == 2
+
+
 def test_settings_page_hides_secrets_and_applies_session_choices(app_env: Settings) -> None:  # noqa: F811
     at = AppTest.from_string(SETTINGS, default_timeout=60).run()
     assert not at.exception, at.exception

@@ -195,4 +195,5 @@ def test_errors_are_explained_for_analysts(shop_settings: Settings) -> None:
     assert "did not answer" in explain("I could not answer: generator call failed: Connection error.", shop_settings)
     assert "could not be reached" in explain("OperationalError: unable to open database file", shop_settings)
     assert "indexed" in explain("no schema index for database 'x': run `nl2sql index` first", shop_settings)
+    assert "does not hold" in explain("I could not answer: no such column: weather", shop_settings)
     assert explain("The SQL had a syntax error", shop_settings) == "The SQL had a syntax error"
