@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import (
@@ -182,6 +182,13 @@ class GenerationSettings(BaseModel):
     probe_limit: int = Field(3, ge=0, le=10, description="Read-only probe queries per repair attempt.")
 
 
+class ModelPrice(BaseModel):
+    """Price of one model in US dollars per million tokens (for the evaluation's cost figures)."""
+
+    prompt_per_mtok: float = Field(0.0, ge=0.0, description="USD per 1M prompt (input) tokens.")
+    completion_per_mtok: float = Field(0.0, ge=0.0, description="USD per 1M completion (output) tokens.")
+
+
 class Settings(BaseSettings):
     """Application settings; see the README's configuration reference."""
 
@@ -215,6 +222,16 @@ class Settings(BaseSettings):
     examples_path: Path | None = Field(
         None, description="Versioned JSONL file of few-shot examples; default: <stem>.examples.jsonl beside a "
         "SQLite database, when present.")
+    prices: dict[str, ModelPrice] = Field(
+        default_factory=lambda: {
+            LOCAL_MODEL_NAME: ModelPrice(),
+            "gpt-4o-mini": ModelPrice(prompt_per_mtok=0.15, completion_per_mtok=0.60),
+            "gpt-4.1-mini": ModelPrice(prompt_per_mtok=0.40, completion_per_mtok=1.60),
+            "gpt-4.1": ModelPrice(prompt_per_mtok=2.00, completion_per_mtok=8.00),
+        },
+        description="Price table by model name (USD per 1M tokens; list prices when written, check yours); "
+        "models not listed cost 0 in reports and are named there.",
+    )
     auto_approve_feedback: bool = Field(
         False, description="A thumbs-up adds the question/SQL pair to the examples store at once instead of "
         "queueing it for review in the developer panel.")
@@ -267,6 +284,18 @@ class Settings(BaseSettings):
             candidate = db_path.with_name(f"{db_path.stem}.examples.jsonl")
             return candidate if candidate.exists() else None
         return None
+
+    def cost_usd(self, usage: list[dict[str, Any]]) -> float:
+        """Dollar cost of LLM calls (records with ``role``, ``prompt_tokens``, ``completion_tokens``) priced by
+        the model each role uses (:attr:`prices`; unknown models count 0)."""
+        total = 0.0
+        for call in usage:
+            role = call.get("role")
+            price = self.prices.get(self.llm(role).model) if role in ROLES else None
+            if price:
+                total += (call.get("prompt_tokens", 0) * price.prompt_per_mtok
+                          + call.get("completion_tokens", 0) * price.completion_per_mtok) / 1e6
+        return total
 
     def uses_local_llm(self) -> bool:
         """True when any role points at the embedded local server."""

@@ -111,6 +111,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return run_eval(args, _settings(args))
 
 
+def cmd_eval_report(args: argparse.Namespace) -> int:
+    """Rebuild the report of an evaluation run directory from its JSONL records."""
+    from eval.report import write_report
+
+    summary = write_report(Path(args.run_dir))
+    print(f"wrote {args.run_dir}/report.md and report.html ({len(summary['configs'])} configurations)")
+    return 0
+
+
 def cmd_enrich(args: argparse.Namespace) -> int:
     """LLM descriptions for undocumented tables and columns, into a reviewable YAML file."""
     from retrieval.enrichment import cmd_enrich as run_enrich
@@ -173,15 +182,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="output YAML (default: <db>.enriched.yaml beside a SQLite file)")
     p.add_argument("--force", action="store_true", help="regenerate pending/rejected entries")
     p.add_argument("--quiet", action="store_true")
-    p = add("eval", cmd_eval, "measure execution accuracy")
-    p.add_argument("--dataset", choices=["spider", "demo"], default="demo")
-    p.add_argument("--path", help="Spider-format folder (dev.json + database/<db_id>/<db_id>.sqlite)")
-    p.add_argument("--limit", type=int, help="first N questions")
+    p = add("eval", cmd_eval, "evaluate configurations side by side (EX, LLM judge, soft F1, cost, latency)")
+    p.add_argument("--dataset", choices=["demo", "spider", "file"], default="demo",
+                   help="demo gold set, a Spider-format folder, or a CSV/JSONL of question, gold_sql, database_url")
+    p.add_argument("--path", help="Spider folder (dev.json + database/<db_id>/<db_id>.sqlite) or the CSV/JSONL file")
+    p.add_argument("--configs", default="with_examples",
+                   help="comma-separated: with_examples, no_examples, dc_only, qp_only, single_shot, or all")
+    p.add_argument("--limit", type=int, help="first N questions (after --sample)")
     p.add_argument("--sample", type=int, help="random sample of N questions (with --seed)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", dest="json_out", help="write per-question results and the summary here")
-    p.add_argument("--no-examples", action="store_true", help="disable few-shot example retrieval")
-    p.add_argument("--candidates", help=CANDIDATES_HELP)
+    p.add_argument("--out", default="eval/runs/latest", help="run directory (resumes what is already there)")
+    p.add_argument("--workers", type=int, default=1, help="questions answered in parallel")
+    p.add_argument("--llm-judge", action=argparse.BooleanOptionalAction, default=True,
+                   help="LLM-as-judge metric (called only when EX cannot decide)")
+    p.add_argument("--judge-model", help="model of the evaluation judge (default: the judge role's)")
+    p.add_argument("--judge-base-url", help="endpoint of the evaluation judge")
+    p.add_argument("--examples-per-db", type=int, default=40, help="few-shot examples per database (disjoint split)")
+    p.add_argument("--chroma", help="Chroma folder of the evaluation (default: <state_dir>/eval/chroma)")
+    p.add_argument("--langsmith", action="store_true",
+                   help="upload dataset and experiments to LangSmith (needs LANGSMITH_API_KEY)")
+    p = add("eval-report", cmd_eval_report, "rebuild summary.json, report.md and report.html of a run directory")
+    p.add_argument("run_dir")
     p = add("setup", cmd_setup, "install embedding files, generate the demo database")
     p.add_argument("--model", action="store_true", help="also assemble the local model file")
     p.add_argument("--force", action="store_true", help="regenerate the demo database")

@@ -71,3 +71,121 @@ def bootstrap_ci(values: Sequence[float], *, n_boot: int = 2000, alpha: float = 
     means = data[rng.integers(0, data.size, size=(n_boot, data.size))].mean(axis=1)
     low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2])
     return float(data.mean()), float(low), float(high)
+
+
+def _close(a: Any, b: Any, rel_tol: float) -> bool:
+    """Cell equality: numbers (also numeric strings) within ``rel_tol`` (or 1e-9 absolute), text exact after
+    strip and case-fold."""
+    fa, fb = _as_number(a), _as_number(b)
+    if fa is not None and fb is not None:
+        return abs(fa - fb) <= max(rel_tol * max(abs(fa), abs(fb)), 1e-9)
+    return str(a).strip().casefold() == str(b).strip().casefold()
+
+
+def _as_number(value: Any) -> float | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    try:
+        return float(str(value).replace(",", ""))
+    except ValueError:
+        return None
+
+
+def _row_similarity(gold: Sequence[Any], pred: Sequence[Any], rel_tol: float) -> float:
+    """Share of the gold row's cells found in the predicted row (each predicted cell used once), so extra
+    predicted columns do not lower it and the column order does not matter."""
+    if not gold:
+        return 1.0 if not pred else 0.0
+    unused = list(pred)
+    hits = 0
+    for g in gold:
+        j = next((k for k, p in enumerate(unused) if _close(g, p, rel_tol)), None)
+        if j is not None:
+            hits += 1
+            unused.pop(j)
+    return hits / len(gold)
+
+
+def soft_f1(gold: Sequence[Sequence[Any]], pred: Sequence[Sequence[Any]], *, rel_tol: float = 1e-4,
+            max_rows: int = 500) -> dict[str, float]:
+    """Soft result match: rows are paired one-to-one by a maximum-weight bipartite matching (Hungarian
+    algorithm, ``scipy.optimize.linear_sum_assignment``) on cell overlap with numeric tolerance ``rel_tol``;
+    precision = matched weight / predicted rows, recall = matched weight / gold rows.
+
+    Only the first ``max_rows`` rows of each side are compared (cost O(n^3)). Returns ``{"precision",
+    "recall", "f1"}`` in [0, 1]; two empty results score 1.
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    g, p = [list(r) for r in gold[:max_rows]], [list(r) for r in pred[:max_rows]]
+    if not g and not p:
+        return {"precision": 1.0, "recall": 1.0, "f1": 1.0}
+    if not g or not p:
+        return {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+    weights = np.array([[_row_similarity(gr, pr, rel_tol) for pr in p] for gr in g])
+    rows, cols = linear_sum_assignment(weights, maximize=True)
+    matched = float(weights[rows, cols].sum())
+    precision, recall = matched / len(p), matched / len(g)
+    f1 = 0.0 if matched == 0 else 2 * precision * recall / (precision + recall)
+    return {"precision": round(precision, 4), "recall": round(recall, 4), "f1": round(f1, 4)}
+
+
+ERROR_CATEGORIES = ("correct", "planning_failed", "no_executable_candidate", "execution_error", "empty_result",
+                    "wrong_result")
+
+
+def error_category(*, ex: bool, pred_sql: str | None, pred_ok: bool, pred_rows: int, gold_rows: int,
+                   plan_failed: bool) -> str:
+    """One of :data:`ERROR_CATEGORIES` for a scored question: ``planning_failed`` when the planner's plan was
+    rejected and no SQL came out; ``no_executable_candidate`` when no SQL passed the guard; ``execution_error``
+    when the predicted SQL fails on re-execution; ``empty_result`` when it returns no rows but the gold does;
+    else ``wrong_result``."""
+    if ex:
+        return "correct"
+    if not pred_sql:
+        return "planning_failed" if plan_failed else "no_executable_candidate"
+    if not pred_ok:
+        return "execution_error"
+    if pred_rows == 0 and gold_rows > 0:
+        return "empty_result"
+    return "wrong_result"
+
+
+def sql_category(sql: str, dialect: str = "sqlite") -> str:
+    """A structural category of a gold query, for accuracy by category when a dataset has none:
+    ``set_op`` (UNION/INTERSECT/EXCEPT), ``nested`` (subquery), ``join_agg``, ``join``, ``aggregate`` or
+    ``simple``; ``unparsed`` when sqlglot cannot parse it."""
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except sqlglot.errors.ParseError:
+        return "unparsed"
+    if isinstance(tree, exp.SetOperation) or tree.find(exp.Union, exp.Intersect, exp.Except):
+        return "set_op"
+    if len(list(tree.find_all(exp.Select))) > 1:
+        return "nested"
+    join = tree.find(exp.Join) is not None
+    agg = tree.find(exp.AggFunc) is not None or tree.args.get("group") is not None
+    return "join_agg" if join and agg else "join" if join else "aggregate" if agg else "simple"
+
+
+def paired_bootstrap(a: Sequence[float], b: Sequence[float], *, n_boot: int = 2000, alpha: float = 0.05,
+                     seed: int = 0) -> dict[str, float]:
+    """Paired bootstrap of the mean difference ``a - b`` over the same questions (resampling question indices
+    jointly). Returns ``{"diff", "low", "high", "p_le_0"}``: the mean difference, its percentile (1 - alpha)
+    interval and the share of resamples with a difference <= 0 (a one-sided bootstrap p-value for a > b).
+
+    Raises:
+        ValueError: ``a`` and ``b`` differ in length.
+    """
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if x.shape != y.shape:
+        raise ValueError("paired bootstrap needs two equally long lists (the same questions)")
+    if x.size == 0:
+        return {"diff": float("nan"), "low": float("nan"), "high": float("nan"), "p_le_0": float("nan")}
+    d = x - y
+    rng = np.random.default_rng(seed)
+    means = d[rng.integers(0, d.size, size=(n_boot, d.size))].mean(axis=1)
+    low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2])
+    return {"diff": float(d.mean()), "low": float(low), "high": float(high), "p_le_0": float((means <= 0).mean())}

@@ -1,141 +1,190 @@
-"""``nl2sql eval``: run the agent on each question against its own database and print EX and cost."""
+"""``nl2sql eval``: run configurations side by side on the same questions, resumably and optionally in
+parallel, score them (:mod:`eval.scoring`), summarize with confidence intervals (:mod:`eval.summary`) and write
+the report (:mod:`eval.report`).
+
+A run directory holds ``<config>.jsonl`` (one line per answered question; a rerun skips those), ``run.json``
+(what was run), ``summary.json`` and ``report.md`` / ``report.html``. The evaluation has its own Chroma store
+(``<state_dir>/eval/chroma`` unless ``--chroma``), so the few-shot examples of the disjoint split never mix with
+the app's.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
-import statistics
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
 from tqdm import tqdm
 
 from agent.configuration import Settings
 from agent.graph import AgentDeps, build_graph
-from agent.runner import ask, build_deps
-from eval.datasets import EvalItem, load_demo, load_spider, select
-from eval.metrics import bootstrap_ci, gold_is_ordered, results_match
+from agent.llm import LLMProvider
+from agent.runner import ask, default_registry
+from eval.baseline import single_shot
+from eval.configs import EvalConfig, parse_configs
+from eval.datasets import EvalItem, load_demo, load_spider, load_table, select
+from eval.scoring import score_item
+from eval.splits import example_split
 from retrieval.database import Database
-from retrieval.indexing import index_database, load_examples
-from retrieval.store import VectorStore
-
-EVAL_ROW_CAP = 100_000
-
-
-def ensure_indexed(db: Database, store: VectorStore, settings: Settings, examples_path: Path | None) -> None:
-    """Index ``db`` unless its table documents are already in ``store``."""
-    if store.count("description_index", where={"db": db.key}) == 0:
-        examples = load_examples(examples_path) if examples_path else None
-        index_database(db, store, settings, examples=examples, progress=False)
+from retrieval.embeddings import get_embedding_function
+from retrieval.examples_store import prepare_examples, sync_example_records
+from retrieval.indexing import index_database
+from retrieval.store import ChromaStore, VectorStore
 
 
-def score_item(item: EvalItem, outcome: dict[str, Any], db: Database) -> dict[str, Any]:
-    """EX of one answered question: gold and predicted SQL both re-executed without the row cap."""
-    gold = db.run_query(item.gold_sql, row_cap=EVAL_ROW_CAP)
-    pred_sql = outcome.get("sql")
-    pred = db.run_query(pred_sql, row_cap=EVAL_ROW_CAP) if pred_sql else None
-    ex = bool(gold.ok and pred is not None and pred.ok
-              and results_match(gold.rows, pred.rows, ordered=gold_is_ordered(item.gold_sql, db.dialect)))
-    return {
-        "qid": item.qid, "db_id": item.db_id, "category": item.category, "question": item.question,
-        "gold_sql": item.gold_sql, "pred_sql": pred_sql, "ex": int(ex), "status": outcome["status"],
-        "error": None if outcome["status"] != "error" else outcome["answer"],
-        "gold_error": gold.error, "latency_s": outcome["latency_s"], "llm_calls": outcome["llm_calls"],
-        "prompt_tokens": outcome["prompt_tokens"], "completion_tokens": outcome["completion_tokens"],
-        "plan_source": outcome.get("plan_source"),
-        "candidates": outcome.get("candidates") or [],
-        "judge_called": any(u.get("role") == "judge" for u in outcome.get("usage", [])),
-        "verifier_needed": bool((outcome.get("verifier") or {}).get("needed")),
-        "verifier_repaired": bool((outcome.get("verifier") or {}).get("repaired")),
-        "usage": outcome.get("usage", []),
-    }
+def load_dataset(kind: str, path: str | None) -> list[EvalItem]:
+    """The whole dataset: ``demo`` (bundled gold set), ``spider`` (a folder with dev.json) or ``file`` (a
+    CSV/JSONL, see :func:`eval.datasets.load_table`).
+
+    Raises:
+        ValueError: ``--path`` missing for spider/file.
+    """
+    if kind == "demo":
+        return load_demo(Path(path) if path else None)
+    if not path:
+        raise ValueError(f"--path is required with --dataset {kind}")
+    return load_spider(Path(path)) if kind == "spider" else load_table(Path(path))
 
 
-def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """EX with its bootstrap 95% interval, mean latency, LLM calls and tokens per question."""
-    ex, low, high = bootstrap_ci([r["ex"] for r in rows])
-    mean = (lambda key: round(statistics.fmean(r[key] for r in rows), 3)) if rows else (lambda key: 0.0)
-    return {
-        "questions": len(rows), "ex": round(ex, 4), "ex_ci95": [round(low, 4), round(high, 4)],
-        "mean_latency_s": mean("latency_s"), "llm_calls_per_q": mean("llm_calls"),
-        "prompt_tokens_per_q": mean("prompt_tokens"), "completion_tokens_per_q": mean("completion_tokens"),
-        "planner_fallback_share": _share(rows, lambda r: r["plan_source"] == "fallback"),
-        "judge_call_share": _share(rows, lambda r: r.get("judge_called", False)),
-        "verifier_needed_share": _share(rows, lambda r: r.get("verifier_needed", False)),
-        "verifier_repaired_share": _share(rows, lambda r: r.get("verifier_repaired", False)),
-        "latency_p50_s": _quantile([r["latency_s"] for r in rows], 0.5),
-        "latency_p95_s": _quantile([r["latency_s"] for r in rows], 0.95),
-        "ex_by_category": {
-            cat: round(statistics.fmean(r["ex"] for r in rows if r["category"] == cat), 3)
-            for cat in sorted({r["category"] for r in rows if r["category"]})
-        },
-    }
+def prepare_store(store: VectorStore, settings: Settings, all_items: list[EvalItem], evaluated: list[EvalItem],
+                  *, per_db: int, seed: int) -> dict[str, int]:
+    """Index each evaluated database (tables, values) once and make its examples exactly the disjoint split
+    (:func:`eval.splits.example_split`); returns the number of examples per ``db_id``."""
+    first = {it.db_id: it for it in evaluated}
+    files = {db_id: settings.with_database(it.database_url).resolved_examples_path() for db_id, it in first.items()}
+    split = example_split(all_items, evaluated, files=files, per_db=per_db, seed=seed)
+    counts = {}
+    for db_id, item in first.items():
+        db_settings = settings.with_database(item.database_url)
+        db = Database.from_settings(db_settings)
+        if store.count("description_index", where={"db": db.key}) == 0:
+            index_database(db, store, db_settings, progress=False)
+        good, _ = prepare_examples(db, split.get(db_id, []))
+        sync_example_records(store, db.key, good)
+        counts[db_id] = len(good)
+    return counts
 
 
-def _share(rows: list[dict[str, Any]], pred: Any) -> float:
-    return round(sum(bool(pred(r)) for r in rows) / max(1, len(rows)), 3)
+@dataclass
+class ConfigRunner:
+    """Runs one configuration over questions: deps and graph per database (built once, shared by worker
+    threads), one JSONL line per answered question."""
+
+    config: EvalConfig
+    settings: Settings
+    store: VectorStore
+    llms: LLMProvider
+    judge_llms: LLMProvider | None
+    log_path: Path
+    _agents: dict[str, tuple[AgentDeps, Any]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def agent(self, item: EvalItem) -> tuple[AgentDeps, Any]:
+        """Dependencies and compiled graph for ``item``'s database under this configuration."""
+        with self._lock:
+            if item.database_url not in self._agents:
+                cfg = self.config.apply(self.settings.with_database(item.database_url))
+                deps = AgentDeps(cfg, Database.from_settings(cfg), self.store, self.llms, default_registry())
+                self._agents[item.database_url] = (deps, build_graph(deps))
+            return self._agents[item.database_url]
+
+    def answer(self, item: EvalItem) -> dict[str, Any]:
+        """Answer and score one question, append its line to the log; returns the record."""
+        deps, graph = self.agent(item)
+        if self.config.single_shot:
+            outcome = single_shot(deps.db, deps.llms, item.question)
+        else:
+            outcome = ask(deps, item.question, graph=graph)
+        row = score_item(item, outcome, deps.db, deps.settings, config=self.config.name, judge_llms=self.judge_llms)
+        with self._lock, self.log_path.open("a") as fh:
+            fh.write(json.dumps(row, default=str) + "\n")
+        return row
+
+    def run(self, items: list[EvalItem], workers: int = 1) -> list[dict[str, Any]]:
+        """Every item not yet in the log (resumable), ``workers`` at a time; all records in item order."""
+        done = load_log(self.log_path)
+        todo = [it for it in items if it.qid not in done]
+        if done:
+            print(f"{self.config.name}: resuming, {len(items) - len(todo)} of {len(items)} already answered")
+        bar = tqdm(total=len(todo), desc=self.config.name, unit="q")
+        if workers <= 1:
+            for it in todo:
+                done[it.qid] = self.answer(it)
+                bar.update(1)
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                futures = {pool.submit(self.answer, it): it for it in todo}
+                for fut in as_completed(futures):
+                    done[futures[fut].qid] = fut.result()
+                    bar.update(1)
+        bar.close()
+        return [done[it.qid] for it in items if it.qid in done]
 
 
-def _quantile(values: list[float], q: float) -> float:
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 3)
-
-
-def run_eval(args: argparse.Namespace, settings: Settings) -> int:
-    """Run the evaluation described by the CLI ``args``; prints the summary; returns the exit status."""
-    if args.dataset == "spider":
-        if not args.path:
-            raise ValueError("--path is required with --dataset spider (a folder holding dev.json)")
-        items = load_spider(Path(args.path))
-    else:
-        items = load_demo()
-    items = select(items, limit=args.limit, sample=args.sample, seed=args.seed)
-    if args.no_examples:
-        settings = settings.model_copy(update={"retrieval": settings.retrieval.model_copy(
-            update={"use_examples": False})})
-    deps_by_db: dict[str, tuple[AgentDeps, Any]] = {}
-    base: AgentDeps | None = None
-    log_path = Path(args.json_out).with_suffix(".jsonl") if args.json_out else None
-    done = _load_done(log_path)
-    rows: list[dict[str, Any]] = [done[it.qid] for it in items if it.qid in done]
-    todo = [it for it in items if it.qid not in done]
-    if done:
-        print(f"resuming: {len(rows)} questions already answered in {log_path}")
-    for item in tqdm(todo, desc="eval", unit="q"):
-        if item.database_url not in deps_by_db:
-            db_settings = settings.with_database(item.database_url)
-            if base is None:
-                deps = base = build_deps(db_settings)
-            else:
-                deps = AgentDeps(db_settings, Database.from_settings(db_settings), base.store, base.llms,
-                                 base.registry)
-            examples = _examples_for(item)
-            ensure_indexed(deps.db, deps.store, db_settings, examples)
-            deps_by_db[item.database_url] = (deps, build_graph(deps))
-        deps, graph = deps_by_db[item.database_url]
-        row = score_item(item, ask(deps, item.question, graph=graph), deps.db)
-        rows.append(row)
-        if log_path:
-            with log_path.open("a") as fh:
-                fh.write(json.dumps(row, default=str) + "\n")
-    summary = summarize(rows)
-    print(json.dumps(summary, indent=2))
-    if args.json_out:
-        Path(args.json_out).write_text(json.dumps({"summary": summary, "questions": rows}, indent=2, default=str))
-    return 0
-
-
-def _load_done(path: Path | None) -> dict[str, dict[str, Any]]:
-    """Per-question results already written to ``path`` (one JSON object per line), by question id."""
-    if path is None or not path.exists():
+def load_log(path: Path) -> dict[str, dict[str, Any]]:
+    """Records already in a configuration's JSONL, by question id (a torn last line is ignored)."""
+    if not path.exists():
         return {}
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return {r["qid"]: r for r in rows}
+    out = {}
+    for line in path.read_text().splitlines():
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        out[row["qid"]] = row
+    return out
 
 
-def _examples_for(item: EvalItem) -> Path | None:
-    if item.db_id == "markets":
-        return Settings().with_database(item.database_url).resolved_examples_path()
-    return None
+def judge_provider(settings: Settings, model: str | None, base_url: str | None,
+                   overrides: dict[str, BaseChatModel] | None) -> LLMProvider:
+    """The LLMs with the ``judge`` role pointed at the evaluation's judge model when one is given."""
+    update = {k: v for k, v in (("model", model), ("base_url", base_url)) if v}
+    judged = settings.model_copy(update={"judge": settings.judge.model_copy(update=update)}) if update else settings
+    return LLMProvider(judged, overrides)
+
+
+def run_eval(args: argparse.Namespace, settings: Settings, *,
+             llm_overrides: dict[str, BaseChatModel] | None = None,
+             report: Callable[[Path], Any] | None = None) -> int:
+    """Run the evaluation the CLI ``args`` describe (see ``nl2sql eval --help``); prints the summary and
+    writes the run directory. ``llm_overrides`` replaces models (tests). Returns the exit status."""
+    from eval.report import write_report
+
+    configs = parse_configs(args.configs)
+    all_items = load_dataset(args.dataset, args.path)
+    evaluated = select(all_items, limit=args.limit, sample=args.sample, seed=args.seed)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    if settings.uses_local_llm() and not llm_overrides:
+        from agent.local_server import ensure_local_server
+
+        ensure_local_server(settings)
+    chroma = Path(args.chroma) if args.chroma else Path(settings.state_dir) / "eval" / "chroma"
+    store = ChromaStore(chroma, get_embedding_function(settings))
+    examples = prepare_store(store, settings, all_items, evaluated, per_db=args.examples_per_db, seed=args.seed)
+    meta = {"dataset": args.dataset, "path": args.path, "sample": args.sample, "seed": args.seed,
+            "limit": args.limit, "questions": len(evaluated), "configs": [c.name for c in configs],
+            "examples_per_db": examples, "llm_judge": bool(args.llm_judge),
+            "models": {r: settings.llm(r).model for r in ("planner", "generator", "judge", "organizer")},
+            "judge_model": args.judge_model or settings.judge.model, "started": datetime.now(UTC).isoformat()}
+    (out / "run.json").write_text(json.dumps(meta, indent=2))
+    llms = LLMProvider(settings, llm_overrides)
+    judge_llms = judge_provider(settings, args.judge_model, args.judge_base_url, llm_overrides) \
+        if args.llm_judge else None
+    for config in configs:
+        ConfigRunner(config, settings, store, llms, judge_llms, out / f"{config.name}.jsonl").run(
+            evaluated, workers=args.workers)
+    summary = (report or write_report)(out)
+    if args.langsmith:
+        from eval.langsmith_upload import upload_run
+
+        print(upload_run(out))
+    print(json.dumps(summary.get("configs", summary), indent=1)[:4000])
+    return 0

@@ -1,0 +1,67 @@
+"""The single-shot baseline: the same model answers with the whole schema (DDL and 3 sample rows per table) and
+the question in one prompt, one call, SQL only. It is the bar the agent has to beat; its outcome has the shape
+of :func:`agent.runner.ask`'s, so the evaluation scores both the same way."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from typing import Any
+
+from agent.llm import LLMError, LLMProvider, UsageLog, chat, invoke_text
+from prompts import baseline as prompt
+from retrieval.database import Database
+from retrieval.schema_reader import format_sample_rows, read_schema, table_ddl
+from tools.generation import clean_sql
+
+SAMPLE_ROWS = 3
+_START = re.compile(r"\b(WITH|SELECT)\b", re.I)
+
+
+_SCHEMAS: dict[str, str] = {}
+_LOCK = threading.Lock()
+
+
+def schema_prompt(db: Database) -> str:
+    """The whole schema of ``db`` as DDL with sample rows (cached per database key)."""
+    with _LOCK:
+        if db.key not in _SCHEMAS:
+            blocks = []
+            for table in read_schema(db, sample_rows=SAMPLE_ROWS, use_enriched=False):
+                rows = format_sample_rows(table, SAMPLE_ROWS)
+                blocks.append(table_ddl(table, db.dialect) + (f"\n/* {SAMPLE_ROWS} rows:\n{rows}\n*/" if rows else ""))
+            _SCHEMAS[db.key] = "\n\n".join(blocks)
+        return _SCHEMAS[db.key]
+
+
+def extract_sql(text: str) -> str:
+    """The first SQL statement of a model reply: fences stripped, from the first SELECT/WITH to the first
+    semicolon ("" when there is none)."""
+    body = clean_sql(text)
+    match = _START.search(body)
+    if not match:
+        return ""
+    return body[match.start():].split(";")[0].strip()
+
+
+def single_shot(db: Database, llms: LLMProvider, question: str) -> dict[str, Any]:
+    """Answer ``question`` with one generator call; returns an outcome like :func:`agent.runner.ask`'s
+    (``sql``, ``status``, ``answer``, ``latency_s``, ``llm_calls``, tokens, ``usage``, ``plan_source``
+    "single_shot"). The SQL is not executed here (the evaluation does that). Never raises."""
+    started = time.perf_counter()
+    usage = UsageLog()
+    sql, error = "", None
+    try:
+        system = prompt.SYSTEM.format(dialect=db.dialect, schema=schema_prompt(db))
+        sql = extract_sql(invoke_text(llms, "generator", chat(system, prompt.USER.format(question=question)),
+                                      usage))
+        if not sql:
+            error = "the reply held no SELECT statement"
+    except LLMError as exc:
+        error = str(exc)
+    totals = usage.totals()
+    return {"sql": sql or None, "status": "error" if error else "ok", "answer": error or "",
+            "latency_s": round(time.perf_counter() - started, 3), "llm_calls": int(totals["llm_calls"]),
+            "prompt_tokens": int(totals["prompt_tokens"]), "completion_tokens": int(totals["completion_tokens"]),
+            "usage": [c.to_dict() for c in usage.calls], "plan_source": "single_shot", "candidates": []}

@@ -1,0 +1,131 @@
+"""The evaluation report of a run directory: ``summary.json``, ``report.md`` and a self-contained
+``report.html`` (Plotly figures inlined: accuracy, latency, tokens and cost per configuration with their 95%
+intervals, accuracy by category; tables of paired differences and of failures).
+
+``nl2sql eval-report RUN_DIR`` rebuilds them from the JSONL files at any time.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from eval.runner import load_log
+from eval.summary import compare, summarize
+
+FAILURES_SHOWN = 200
+
+
+def load_run(run_dir: Path) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
+    """``run.json`` (``{}`` when missing) and the records of each configuration (run order, then any other
+    ``*.jsonl`` found)."""
+    meta = json.loads((run_dir / "run.json").read_text()) if (run_dir / "run.json").exists() else {}
+    names = list(meta.get("configs", []))
+    names += sorted(p.stem for p in run_dir.glob("*.jsonl") if p.stem not in names)
+    rows = {n: list(load_log(run_dir / f"{n}.jsonl").values()) for n in names}
+    return meta, {n: r for n, r in rows.items() if r}
+
+
+def _fmt(ci: dict[str, Any], pct: bool = False, digits: int = 1) -> str:
+    if ci.get("n", 0) == 0:
+        return "-"
+    scale = 100 if pct else 1
+    return f"{ci['mean'] * scale:.{digits}f} [{ci['low'] * scale:.{digits}f}, {ci['high'] * scale:.{digits}f}]"
+
+
+def summary_frame(summaries: dict[str, dict[str, Any]]) -> pd.DataFrame:
+    """One row per configuration: every mean with its 95% interval, as text."""
+    return pd.DataFrame([{
+        "configuration": name, "questions": s["questions"], "EX %": _fmt(s["ex"], True),
+        "LLM judge %": _fmt(s["judge_correct"], True), "soft F1 %": _fmt(s["soft_f1"], True),
+        "latency s": _fmt(s["latency_s"]), "p95 s": s["latency_p95_s"], "LLM calls": _fmt(s["llm_calls"], digits=2),
+        "prompt tok": _fmt(s["prompt_tokens"], digits=0), "completion tok": _fmt(s["completion_tokens"], digits=0),
+        "cost $/q": _fmt(s["cost_usd"], digits=5)} for name, s in summaries.items()])
+
+
+def _bar(summaries: dict[str, dict[str, Any]], keys: list[tuple[str, str]], title: str, scale: float = 1.0) -> go.Figure:
+    fig = go.Figure()
+    for key, label in keys:
+        cis = [s[key] for s in summaries.values()]
+        fig.add_bar(name=label, x=list(summaries), y=[c["mean"] * scale for c in cis],
+                    error_y={"type": "data", "symmetric": False,
+                             "array": [(c["high"] - c["mean"]) * scale for c in cis],
+                             "arrayminus": [(c["mean"] - c["low"]) * scale for c in cis]})
+    fig.update_layout(title=title, barmode="group", height=360, margin={"t": 50, "b": 40})
+    return fig
+
+
+def figures(summaries: dict[str, dict[str, Any]]) -> list[go.Figure]:
+    """Accuracy, latency, tokens, cost (with 95% intervals) and EX by category, per configuration."""
+    figs = [
+        _bar(summaries, [("ex", "EX"), ("judge_correct", "LLM judge"), ("soft_f1", "soft F1")],
+             "Accuracy (%), 95% bootstrap intervals", 100),
+        _bar(summaries, [("latency_s", "latency")], "Latency per question (s)"),
+        _bar(summaries, [("prompt_tokens", "prompt"), ("completion_tokens", "completion")], "Tokens per question"),
+        _bar(summaries, [("cost_usd", "cost")], "Cost per question (USD, price table of the settings)"),
+    ]
+    cats = sorted({c for s in summaries.values() for c in s["ex_by_category"]})
+    by_cat = go.Figure()
+    for name, s in summaries.items():
+        by_cat.add_bar(name=name, x=cats, y=[s["ex_by_category"].get(c, {"mean": 0})["mean"] * 100 for c in cats])
+    by_cat.update_layout(title="EX by category (%)", barmode="group", height=360, margin={"t": 50, "b": 40})
+    return [*figs, by_cat]
+
+
+def failures_frame(rows_by_config: dict[str, list[dict[str, Any]]]) -> pd.DataFrame:
+    """Every wrong answer: configuration, question id, question, gold SQL, predicted SQL, error category."""
+    rows = [{"configuration": name, "qid": r["qid"], "question": r["question"], "gold SQL": r["gold_sql"],
+             "predicted SQL": r.get("pred_sql") or "", "category": r["error_category"],
+             "detail": r.get("pred_error") or r.get("error") or ""}
+            for name, rs in rows_by_config.items() for r in rs if not r["ex"]]
+    return pd.DataFrame(rows, columns=["configuration", "qid", "question", "gold SQL", "predicted SQL", "category",
+                                       "detail"])
+
+
+def write_report(run_dir: Path) -> dict[str, Any]:
+    """Write ``summary.json``, ``report.md`` and ``report.html`` for ``run_dir``; returns the summary.
+
+    Raises:
+        FileNotFoundError: no configuration has any record.
+    """
+    meta, rows = load_run(run_dir)
+    if not rows:
+        raise FileNotFoundError(f"no <config>.jsonl records in {run_dir}")
+    summaries = {name: summarize(rs) for name, rs in rows.items()}
+    pairs = compare(rows)
+    summary = {"run": meta, "configs": summaries, "paired": pairs}
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    table, failures = summary_frame(summaries), failures_frame(rows)
+    paired = pd.DataFrame(pairs)
+    errors = pd.DataFrame({n: s["error_categories"] for n, s in summaries.items()})
+    title = f"Evaluation: {meta.get('dataset', '?')} ({meta.get('questions', '?')} questions)"
+    md = [f"# {title}", "", _run_line(meta), "", "## Figures (mean [95% bootstrap interval])", "",
+          table.to_markdown(index=False), "", "## Paired differences (a - b, paired bootstrap)", "",
+          paired.to_markdown(index=False) if not paired.empty else "(one configuration)", "",
+          "## Error categories", "", errors.to_markdown(), "", f"## Failures (first {FAILURES_SHOWN})", "",
+          failures.head(FAILURES_SHOWN).to_markdown(index=False), ""]
+    (run_dir / "report.md").write_text("\n".join(md))
+    figs = figures(summaries)
+    body = [f"<h1>{html.escape(title)}</h1><p>{html.escape(_run_line(meta))}</p>",
+            "<h2>Figures (mean [95% bootstrap interval])</h2>", table.to_html(index=False),
+            *[f.to_html(include_plotlyjs=(i == 0), full_html=False) for i, f in enumerate(figs)],
+            "<h2>Paired differences (a - b)</h2>", paired.to_html(index=False) if not paired.empty else "",
+            "<h2>Error categories</h2>", errors.to_html(),
+            f"<h2>Failures (first {FAILURES_SHOWN})</h2>", failures.head(FAILURES_SHOWN).to_html(index=False)]
+    style = ("body{font-family:sans-serif;margin:2em;color:#1b1f24} table{border-collapse:collapse;font-size:13px}"
+             "td,th{border:1px solid #ccd;padding:4px 6px;vertical-align:top;text-align:left}")
+    (run_dir / "report.html").write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>"
+                                         f"{html.escape(title)}</title><style>{style}</style></head><body>"
+                                         + "\n".join(body) + "</body></html>")
+    return summary
+
+
+def _run_line(meta: dict[str, Any]) -> str:
+    keys = ("dataset", "path", "sample", "seed", "limit", "llm_judge", "judge_model", "models", "examples_per_db",
+            "started")
+    return "; ".join(f"{k}: {meta[k]}" for k in keys if meta.get(k) is not None)

@@ -1,0 +1,62 @@
+"""Scoring one answered question: EX (Spider rules, any acceptable gold query), soft result F1, the
+LLM-as-judge verdict, the error category, cost; gold and predicted SQL are re-executed without the row cap."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.configuration import Settings
+from agent.llm import LLMProvider, UsageLog
+from eval.datasets import EvalItem
+from eval.llm_judge import judge_answer
+from eval.metrics import error_category, gold_is_ordered, results_match, soft_f1, sql_category
+from retrieval.database import Database
+
+EVAL_ROW_CAP = 100_000
+
+
+def score_item(item: EvalItem, outcome: dict[str, Any], db: Database, settings: Settings, *, config: str,
+               judge_llms: LLMProvider | None = None) -> dict[str, Any]:
+    """The per-question record written to the run's JSONL (one line per question and configuration).
+
+    ``judge_llms`` enables the LLM-as-judge metric (None: ``judge`` is None). The judge's own calls are
+    reported separately (``judge_usage``) and not counted in the configuration's cost.
+    """
+    golds = [db.run_query(sql, row_cap=EVAL_ROW_CAP) for sql in item.gold_sqls]
+    pred_sql = outcome.get("sql")
+    pred = db.run_query(pred_sql, row_cap=EVAL_ROW_CAP) if pred_sql else None
+    pred_ok = bool(pred is not None and pred.ok)
+    ordered = gold_is_ordered(item.gold_sql, db.dialect)
+    ex = pred_ok and any(g.ok and results_match(g.rows, pred.rows, ordered=gold_is_ordered(sql, db.dialect))
+                         for g, sql in zip(golds, item.gold_sqls, strict=True) if pred is not None)
+    soft = max((soft_f1(g.rows, pred.rows)["f1"] for g in golds if g.ok), default=0.0) if pred_ok and pred else 0.0
+    ref = golds[0]
+    verdict: dict[str, Any] = {"verdict": None, "reason": "not run", "called": False}
+    judge_usage = UsageLog()
+    if judge_llms is not None:
+        verdict = judge_answer(judge_llms, judge_usage, question=item.question, ordered=ordered, ex=ex,
+                               gold=(ref.columns, ref.rows) if ref.ok else None,
+                               pred=(pred.columns, pred.rows) if pred_ok and pred else None)
+    usage = outcome.get("usage", [])
+    return {
+        "qid": item.qid, "config": config, "db_id": item.db_id,
+        "category": item.category or sql_category(item.gold_sql, db.dialect),
+        "question": item.question, "gold_sql": item.gold_sql, "pred_sql": pred_sql,
+        "ex": int(ex), "soft_f1": soft,
+        "judge": verdict["verdict"], "judge_correct": None if verdict["verdict"] is None
+        else int(verdict["verdict"] == "CORRECT"), "judge_reason": verdict["reason"],
+        "error_category": error_category(ex=ex, pred_sql=pred_sql, pred_ok=pred_ok,
+                                         pred_rows=len(pred.rows) if pred_ok and pred else 0,
+                                         gold_rows=len(ref.rows) if ref.ok else 0,
+                                         plan_failed=outcome.get("plan_source") == "fallback"),
+        "pred_error": None if pred is None or pred.ok else pred.error, "gold_error": ref.error,
+        "status": outcome.get("status"), "error": outcome.get("answer") if outcome.get("status") == "error" else None,
+        "latency_s": outcome.get("latency_s", 0.0), "llm_calls": outcome.get("llm_calls", 0),
+        "prompt_tokens": outcome.get("prompt_tokens", 0), "completion_tokens": outcome.get("completion_tokens", 0),
+        "cost_usd": round(settings.cost_usd(usage), 6),
+        "plan_source": outcome.get("plan_source"), "candidates": outcome.get("candidates") or [],
+        "judge_called": any(u.get("role") == "judge" for u in usage),
+        "verifier_needed": bool((outcome.get("verifier") or {}).get("needed")),
+        "verifier_repaired": bool((outcome.get("verifier") or {}).get("repaired")),
+        "usage": usage, "judge_usage": [c.to_dict() for c in judge_usage.calls],
+    }

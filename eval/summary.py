@@ -1,0 +1,57 @@
+"""Figures of an evaluation run: per configuration, every mean with its bootstrap 95% interval; between
+configurations, paired bootstrap intervals of the differences on the questions both answered."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from eval.metrics import ERROR_CATEGORIES, bootstrap_ci, paired_bootstrap
+
+MEANS = ("ex", "judge_correct", "soft_f1", "latency_s", "llm_calls", "prompt_tokens", "completion_tokens",
+         "cost_usd")
+"""Per-question fields averaged (``judge_correct`` over the questions the judge decided)."""
+
+
+def _ci(values: list[float]) -> dict[str, float | int]:
+    mean, low, high = bootstrap_ci(values)
+    return {"mean": round(mean, 4), "low": round(low, 4), "high": round(high, 4), "n": len(values)}
+
+
+def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """One configuration's figures: ``{field: {"mean", "low", "high", "n"}}`` for :data:`MEANS`, latency
+    p50/p95, error categories (counts), EX by category (mean with interval), shares of judge and verifier use
+    inside the agent."""
+    out: dict[str, Any] = {"questions": len(rows)}
+    for key in MEANS:
+        values = [float(r[key]) for r in rows if r.get(key) is not None]
+        out[key] = _ci(values)
+    latencies = [float(r["latency_s"]) for r in rows]
+    out["latency_p50_s"] = round(float(np.quantile(latencies, 0.5)), 3) if rows else 0.0
+    out["latency_p95_s"] = round(float(np.quantile(latencies, 0.95)), 3) if rows else 0.0
+    counts = Counter(r["error_category"] for r in rows)
+    out["error_categories"] = {c: counts.get(c, 0) for c in ERROR_CATEGORIES}
+    out["ex_by_category"] = {cat: _ci([float(r["ex"]) for r in rows if r["category"] == cat])
+                             for cat in sorted({r["category"] for r in rows})}
+    out["agent_judge_share"] = round(sum(bool(r.get("judge_called")) for r in rows) / max(1, len(rows)), 3)
+    out["verifier_share"] = round(sum(bool(r.get("verifier_needed")) for r in rows) / max(1, len(rows)), 3)
+    return out
+
+
+def compare(by_config: dict[str, list[dict[str, Any]]],
+            keys: tuple[str, ...] = ("ex", "soft_f1", "latency_s", "llm_calls")) -> list[dict[str, Any]]:
+    """Paired bootstrap of ``a - b`` for every pair of configurations and each of ``keys``, on the questions
+    both have (matched by ``qid``): ``{"a", "b", "metric", "n", "diff", "low", "high", "p_le_0"}``."""
+    out = []
+    for a, b in itertools.combinations(by_config, 2):
+        ra = {r["qid"]: r for r in by_config[a]}
+        rb = {r["qid"]: r for r in by_config[b]}
+        common = sorted(set(ra) & set(rb))
+        for key in keys:
+            stats = paired_bootstrap([float(ra[q][key]) for q in common], [float(rb[q][key]) for q in common])
+            out.append({"a": a, "b": b, "metric": key, "n": len(common),
+                        **{k: round(v, 4) for k, v in stats.items()}})
+    return out
