@@ -98,7 +98,7 @@ def ablate(run: dict[str, Any], items_by_qid: dict[str, Any]) -> dict[str, Any]:
         hit, cost = _cascade(row, hits)
         cascade.append(hit)
         cascade_cost.append(cost)
-    out: dict[str, Any] = {"questions": len(rows), "pipeline": run["summary"]}
+    out: dict[str, Any] = {"questions": len(rows), "pipeline": run.get("summary", {})}
     for index in sorted(per_index):
         out[f"candidate {index} ({strategy[index]}) alone"] = summarize_strategy(rows, index, per_index[index])
     point, low, high = bootstrap_ci(cascade)
@@ -116,10 +116,15 @@ def ablate(run: dict[str, Any], items_by_qid: dict[str, Any]) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     """Print the derived figures of a run file as JSON."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("run", help="the --json file written by `nl2sql eval`")
+    parser.add_argument("run", help="a configuration's JSONL in an `nl2sql eval` run directory (or the JSON file "
+                        "of earlier versions, with a \"questions\" list)")
     parser.add_argument("--path", help="Spider-format folder for spider runs (default: the demo gold set)")
     args = parser.parse_args(argv)
-    run = json.loads(Path(args.run).read_text())
+    text = Path(args.run).read_text()
+    if args.run.endswith(".jsonl"):
+        run: dict[str, Any] = {"questions": [json.loads(line) for line in text.splitlines() if line.strip()]}
+    else:
+        run = json.loads(text)
     items = load_spider(Path(args.path)) if args.path else load_demo()
     print(json.dumps(ablate(run, {it.qid: it for it in items}), indent=2))
     return 0
