@@ -174,6 +174,9 @@ def run_eval(args: argparse.Namespace, settings: Settings, *,
             "examples_per_db": examples, "llm_judge": bool(args.llm_judge),
             "models": {r: settings.llm(r).model for r in ("planner", "generator", "judge", "organizer")},
             "judge_model": args.judge_model or settings.judge.model, "started": datetime.now(UTC).isoformat()}
+    if (out / "run.json").exists():  # another invocation on the same run directory: keep its configurations
+        earlier = json.loads((out / "run.json").read_text()).get("configs", [])
+        meta["configs"] = [*earlier, *(c for c in meta["configs"] if c not in earlier)]
     (out / "run.json").write_text(json.dumps(meta, indent=2))
     llms = LLMProvider(settings, llm_overrides)
     judge_llms = judge_provider(settings, args.judge_model, args.judge_base_url, llm_overrides) \
