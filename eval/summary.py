@@ -11,6 +11,8 @@ import numpy as np
 
 from eval.metrics import ERROR_CATEGORIES, bootstrap_ci, paired_bootstrap
 
+BASELINE = "single_shot"
+
 MEANS = ("ex", "judge_correct", "soft_f1", "latency_s", "llm_calls", "prompt_tokens", "completion_tokens",
          "cost_usd")
 """Per-question fields averaged (``judge_correct`` over the questions the judge decided)."""
@@ -44,9 +46,11 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def compare(by_config: dict[str, list[dict[str, Any]]],
             keys: tuple[str, ...] = ("ex", "soft_f1", "latency_s", "llm_calls")) -> list[dict[str, Any]]:
     """Paired bootstrap of ``a - b`` for every pair of configurations and each of ``keys``, on the questions
-    both have (matched by ``qid``): ``{"a", "b", "metric", "n", "diff", "low", "high", "p_le_0"}``."""
+    both have (matched by ``qid``): ``{"a", "b", "metric", "n", "diff", "low", "high", "p_le_0"}``. The
+    baseline ``single_shot`` is always ``b``, so its rows read as "gain over the baseline"."""
     out = []
-    for a, b in itertools.combinations(by_config, 2):
+    names = [n for n in by_config if n != BASELINE] + [n for n in by_config if n == BASELINE]
+    for a, b in itertools.combinations(names, 2):
         ra = {r["qid"]: r for r in by_config[a]}
         rb = {r["qid"]: r for r in by_config[b]}
         common = sorted(set(ra) & set(rb))

@@ -147,7 +147,8 @@ def test_configs_side_by_side_resume_and_report(spider_dir: Path, shop_settings:
             assert (names["ex"], names["judge_correct"], names["soft_f1"]) == (0, 1, 1.0)
     single = summary["configs"]["single_shot"]
     assert single["llm_calls"]["mean"] == 1.0 and single["cost_usd"]["mean"] == 0.0
-    assert summary["paired"][0]["metric"] == "ex" and summary["paired"][0]["n"] == 4
+    first = summary["paired"][0]
+    assert (first["a"], first["b"], first["metric"], first["n"]) == ("with_examples", "single_shot", "ex", 4)
     html = (out / "report.html").read_text()
     assert "plotly" in html.lower() and "Failures" in html and html.count("<table") >= 3
     assert "EX %" in (out / "report.md").read_text()
