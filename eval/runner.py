@@ -72,6 +72,21 @@ def prepare_store(store: VectorStore, settings: Settings, all_items: list[EvalIt
     return counts
 
 
+UNREACHABLE = "LLM endpoint unreachable"
+"""Text of :mod:`agent.llm`'s error for a connection failure."""
+
+
+class EndpointDownError(RuntimeError):
+    """The LLM endpoint stopped answering during a run; nothing was recorded for the question, so rerunning the
+    same command resumes there."""
+
+
+def infrastructure_failure(outcome: dict[str, Any]) -> bool:
+    """True when an answer failed because the LLM endpoint was unreachable (not the agent's fault): such a
+    question is not recorded, so a resumed run asks it again."""
+    return outcome.get("status") == "error" and UNREACHABLE in str(outcome.get("answer") or "")
+
+
 @dataclass
 class ConfigRunner:
     """Runs one configuration over questions: deps and graph per database (built once, shared by worker
@@ -96,12 +111,19 @@ class ConfigRunner:
             return self._agents[item.database_url]
 
     def answer(self, item: EvalItem) -> dict[str, Any]:
-        """Answer and score one question, append its line to the log; returns the record."""
+        """Answer and score one question, append its line to the log; returns the record.
+
+        Raises:
+            EndpointDownError: the LLM endpoint was unreachable (the question is not recorded).
+        """
         deps, graph = self.agent(item)
         if self.config.single_shot:
             outcome = single_shot(deps.db, deps.llms, item.question)
         else:
             outcome = ask(deps, item.question, graph=graph)
+        if infrastructure_failure(outcome):
+            raise EndpointDownError(f"{item.qid}: {outcome.get('answer')}; stopped; rerun the same command to "
+                                    "resume once the endpoint answers")
         row = score_item(item, outcome, deps.db, deps.settings, config=self.config.name, judge_llms=self.judge_llms)
         with self._lock, self.log_path.open("a") as fh:
             fh.write(json.dumps(row, default=str) + "\n")
@@ -182,8 +204,12 @@ def run_eval(args: argparse.Namespace, settings: Settings, *,
     judge_llms = judge_provider(settings, args.judge_model, args.judge_base_url, llm_overrides) \
         if args.llm_judge else None
     for config in configs:
-        ConfigRunner(config, settings, store, llms, judge_llms, out / f"{config.name}.jsonl").run(
-            evaluated, workers=args.workers)
+        try:
+            ConfigRunner(config, settings, store, llms, judge_llms, out / f"{config.name}.jsonl").run(
+                evaluated, workers=args.workers)
+        except EndpointDownError as exc:
+            print(f"error: {exc}")
+            return 2
     summary = (report or write_report)(out)
     if args.langsmith:
         from eval.langsmith_upload import upload_run

@@ -213,3 +213,16 @@ def test_langsmith_upload(spider_dir: Path, shop_settings: Settings, tmp_path: P
     assert all(score in (0, 1) for _, scores in experiments for score in scores)
     upload_run(out, client=client, evaluate_fn=evaluate)
     assert len(client.datasets) == 1  # the dataset is reused
+
+
+def test_an_unreachable_endpoint_stops_the_run_without_recording(spider_dir: Path, shop_settings: Settings,
+                                                                 tmp_path: Path) -> None:
+    from agent.llm import LLMError
+
+    out = tmp_path / "run"
+    models = eval_models()
+    models["generator"] = ScriptedChatModel(script=lambda _: LLMError(
+        "LLM endpoint unreachable (OpenAIConnectionError): Connection error."))
+    assert run_eval(args_for(spider_dir, out, "single_shot", llm_judge=False), shop_settings,
+                    llm_overrides=models) == 2  # type: ignore[arg-type]
+    assert not (out / "single_shot.jsonl").exists() or not (out / "single_shot.jsonl").read_text().strip()
