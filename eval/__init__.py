@@ -1,0 +1,1 @@
+"""Evaluation of the NL2SQL agent: datasets, configurations, scoring, summaries and reports."""

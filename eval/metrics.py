@@ -1,5 +1,7 @@
-"""Execution accuracy (EX) as in Spider (Yu et al. 2018): compare result multisets, order only when the gold
-query orders its output; column names are ignored and a column permutation is allowed.
+"""Execution accuracy (EX) as in Spider (Yu et al. 2018), and bootstrap confidence intervals.
+
+EX compares result multisets, order only when the gold query orders its output; column names are ignored and
+a column permutation is allowed.
 
 Also a percentile bootstrap confidence interval for means (Efron & Tibshirani 1993).
 """
@@ -42,8 +44,11 @@ def gold_is_ordered(sql: str, dialect: str = "sqlite") -> bool:
 
 
 def results_match(gold: Sequence[Sequence[Any]], pred: Sequence[Sequence[Any]], *, ordered: bool) -> bool:
-    """EX for one question: do ``pred`` rows equal ``gold`` rows (as lists if ``ordered``, else multisets),
-    up to a permutation of columns (tried for at most 6 columns)?"""
+    """EX for one question: do ``pred`` rows equal ``gold`` rows, up to a permutation of columns?
+
+    Rows are compared as lists if ``ordered``, else as multisets; permutations are tried for at most 6
+    columns.
+    """
     g, p = _rows(gold), _rows(pred)
     if len(g) != len(p):
         return False
@@ -74,8 +79,10 @@ def bootstrap_ci(values: Sequence[float], *, n_boot: int = 2000, alpha: float = 
 
 
 def _close(a: Any, b: Any, rel_tol: float) -> bool:
-    """Cell equality: numbers (also numeric strings) within ``rel_tol`` (or 1e-9 absolute), text exact after
-    strip and case-fold."""
+    """Cell equality: numbers within a tolerance, text exact after strip and case-fold.
+
+    Numbers (also numeric strings) are equal within ``rel_tol`` (or 1e-9 absolute).
+    """
     fa, fb = _as_number(a), _as_number(b)
     if fa is not None and fb is not None:
         return abs(fa - fb) <= max(rel_tol * max(abs(fa), abs(fb)), 1e-9)
@@ -94,8 +101,10 @@ def _as_number(value: Any) -> float | None:
 
 
 def _row_similarity(gold: Sequence[Any], pred: Sequence[Any], rel_tol: float) -> float:
-    """Share of the gold row's cells found in the predicted row (each predicted cell used once), so extra
-    predicted columns do not lower it and the column order does not matter."""
+    """Share of the gold row's cells found in the predicted row (each predicted cell used once).
+
+    Extra predicted columns do not lower it and the column order does not matter.
+    """
     if not gold:
         return 1.0 if not pred else 0.0
     unused = list(pred)
@@ -110,8 +119,10 @@ def _row_similarity(gold: Sequence[Any], pred: Sequence[Any], rel_tol: float) ->
 
 def soft_f1(gold: Sequence[Sequence[Any]], pred: Sequence[Sequence[Any]], *, rel_tol: float = 1e-4,
             max_rows: int = 500) -> dict[str, float]:
-    """Soft result match: rows are paired one-to-one by a maximum-weight bipartite matching (Hungarian
-    algorithm, ``scipy.optimize.linear_sum_assignment``) on cell overlap with numeric tolerance ``rel_tol``;
+    """Soft result match: precision, recall and F1 of rows paired one-to-one by cell overlap.
+
+    Rows are paired by a maximum-weight bipartite matching (Hungarian algorithm,
+    ``scipy.optimize.linear_sum_assignment``) on cell overlap with numeric tolerance ``rel_tol``;
     precision = matched weight / predicted rows, recall = matched weight / gold rows.
 
     Only the first ``max_rows`` rows of each side are compared (cost O(n^3)). Returns ``{"precision",
@@ -138,10 +149,12 @@ ERROR_CATEGORIES = ("correct", "planning_failed", "no_executable_candidate", "ex
 
 def error_category(*, ex: bool, pred_sql: str | None, pred_ok: bool, pred_rows: int, gold_rows: int,
                    plan_failed: bool) -> str:
-    """One of :data:`ERROR_CATEGORIES` for a scored question: ``planning_failed`` when the planner's plan was
-    rejected and no SQL came out; ``no_executable_candidate`` when no SQL passed the guard; ``execution_error``
-    when the predicted SQL fails on re-execution; ``empty_result`` when it returns no rows but the gold does;
-    else ``wrong_result``."""
+    """One of :data:`ERROR_CATEGORIES` for a scored question.
+
+    ``planning_failed`` when the planner's plan was rejected and no SQL came out; ``no_executable_candidate``
+    when no SQL passed the guard; ``execution_error`` when the predicted SQL fails on re-execution;
+    ``empty_result`` when it returns no rows but the gold does; else ``wrong_result``.
+    """
     if ex:
         return "correct"
     if not pred_sql:
@@ -154,9 +167,11 @@ def error_category(*, ex: bool, pred_sql: str | None, pred_ok: bool, pred_rows: 
 
 
 def sql_category(sql: str, dialect: str = "sqlite") -> str:
-    """A structural category of a gold query, for accuracy by category when a dataset has none:
+    """A structural category of a gold query, for accuracy by category when a dataset has none.
+
     ``set_op`` (UNION/INTERSECT/EXCEPT), ``nested`` (subquery), ``join_agg``, ``join``, ``aggregate`` or
-    ``simple``; ``unparsed`` when sqlglot cannot parse it."""
+    ``simple``; ``unparsed`` when sqlglot cannot parse it.
+    """
     try:
         tree = sqlglot.parse_one(sql, read=dialect)
     except sqlglot.errors.ParseError:
@@ -172,9 +187,11 @@ def sql_category(sql: str, dialect: str = "sqlite") -> str:
 
 def paired_bootstrap(a: Sequence[float], b: Sequence[float], *, n_boot: int = 2000, alpha: float = 0.05,
                      seed: int = 0) -> dict[str, float]:
-    """Paired bootstrap of the mean difference ``a - b`` over the same questions (resampling question indices
-    jointly). Returns ``{"diff", "low", "high", "p_le_0"}``: the mean difference, its percentile (1 - alpha)
-    interval and the share of resamples with a difference <= 0 (a one-sided bootstrap p-value for a > b).
+    """Paired bootstrap of the mean difference ``a - b`` over the same questions.
+
+    Question indices are resampled jointly. Returns ``{"diff", "low", "high", "p_le_0"}``: the mean
+    difference, its percentile (1 - alpha) interval and the share of resamples with a difference <= 0
+    (a one-sided bootstrap p-value for a > b).
 
     Raises:
         ValueError: ``a`` and ``b`` differ in length.

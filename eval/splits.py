@@ -1,5 +1,6 @@
-"""Few-shot examples for an evaluation that never leak: they come from a split disjoint from the questions
-being evaluated.
+"""Few-shot examples for an evaluation that never leak.
+
+They come from a split disjoint from the questions being evaluated.
 
 Per database: its examples file when it has one (the demo's ``markets.examples.jsonl``), otherwise the
 dataset's own questions that are not being evaluated (e.g. the rest of Spider dev for that ``db_id``). Either

@@ -1,5 +1,8 @@
-"""Figures of an evaluation run: per configuration, every mean with its bootstrap 95% interval; between
-configurations, paired bootstrap intervals of the differences on the questions both answered."""
+"""Figures of an evaluation run, per configuration and between configurations.
+
+Per configuration, every mean with its bootstrap 95% interval; between configurations, paired bootstrap
+intervals of the differences on the questions both answered.
+"""
 
 from __future__ import annotations
 
@@ -24,9 +27,11 @@ def _ci(values: list[float]) -> dict[str, float | int]:
 
 
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """One configuration's figures: ``{field: {"mean", "low", "high", "n"}}`` for :data:`MEANS`, latency
-    p50/p95, error categories (counts), EX by category (mean with interval), shares of judge and verifier use
-    inside the agent."""
+    """One configuration's figures.
+
+    ``{field: {"mean", "low", "high", "n"}}`` for :data:`MEANS`, latency p50/p95, error categories (counts),
+    EX by category (mean with interval), shares of judge and verifier use inside the agent.
+    """
     out: dict[str, Any] = {"questions": len(rows)}
     for key in MEANS:
         values = [float(r[key]) for r in rows if r.get(key) is not None]
@@ -45,9 +50,12 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def compare(by_config: dict[str, list[dict[str, Any]]],
             keys: tuple[str, ...] = ("ex", "soft_f1", "latency_s", "llm_calls")) -> list[dict[str, Any]]:
-    """Paired bootstrap of ``a - b`` for every pair of configurations and each of ``keys``, on the questions
-    both have (matched by ``qid``): ``{"a", "b", "metric", "n", "diff", "low", "high", "p_le_0"}``. The
-    baseline ``single_shot`` is always ``b``, so its rows read as "gain over the baseline"."""
+    """Paired bootstrap of ``a - b`` for every pair of configurations and each of ``keys``.
+
+    Computed on the questions both have (matched by ``qid``): ``{"a", "b", "metric", "n", "diff", "low",
+    "high", "p_le_0"}``. The baseline ``single_shot`` is always ``b``, so its rows read as "gain over the
+    baseline".
+    """
     out = []
     names = [n for n in by_config if n != BASELINE] + [n for n in by_config if n == BASELINE]
     for a, b in itertools.combinations(names, 2):

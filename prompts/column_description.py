@@ -1,5 +1,7 @@
-"""Column description prompt (enrichment): one short description per undocumented column of a table, as
-one JSON list (one call per table, or per batch of columns for wide tables)."""
+"""Column description prompt (enrichment): one short description per undocumented column of a table.
+
+The descriptions come as one JSON list (one call per table, or per batch of columns for wide tables).
+"""
 
 SYSTEM = """You write data-dictionary entries for columns of a {dialect} database used by financial analysts.
 For each listed column write ONE short description (at most 15 words): its meaning, and its unit, format or

@@ -1,6 +1,8 @@
-"""Evaluation judge prompt (LLM-as-judge metric): is the predicted result a correct answer, compared with the
-reference answer table? Tolerant of extra columns, column names and order, and of row order when the question
-does not ask for one."""
+"""Evaluation judge prompt (LLM-as-judge metric).
+
+Is the predicted result a correct answer, compared with the reference answer table? Tolerant of extra
+columns, column names and order, and of row order when the question does not ask for one.
+"""
 
 SYSTEM = """You grade answers of a text-to-SQL system. You get a question, the reference answer table and the
 predicted answer table. Reply CORRECT when the predicted table contains the information of the reference table

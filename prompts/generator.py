@@ -1,6 +1,7 @@
-"""SQL generator prompts: one shared system prompt (dialect rules and schema, a stable prefix that the server's
-prompt cache reuses across candidates, the judge and the verifier of a question), then one user template per
-candidate strategy.
+"""SQL generator prompts: one shared system prompt, then one user template per candidate strategy.
+
+The system prompt holds dialect rules and schema: a stable prefix that the server's prompt cache reuses
+across candidates, the judge and the verifier of a question.
 
 Strategies (CHASE-SQL, Pourreza et al. 2024): ``direct`` writes SQL only; ``divide_and_conquer`` splits the
 question into sub-questions, solves each as a partial query and assembles them; ``query_plan`` reasons like a

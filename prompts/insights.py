@@ -1,6 +1,9 @@
-"""Table-insights prompt: before SQL is written, say briefly which tables, columns, joins and filters answer
-the question. Schema first (a stable prefix the server's prompt cache reuses), then resolved values and the
-question. Output is short on purpose: every output token of the local model costs ~60 ms."""
+"""Table-insights prompt: which tables, columns, joins and filters answer the question.
+
+It is asked briefly, before SQL is written. Schema first (a stable prefix the server's prompt cache reuses),
+then resolved values and the question. Output is short on purpose: every output token of the local model
+costs ~60 ms.
+"""
 
 SYSTEM = """You are a data analyst planning a {dialect} query. Using ONLY tables and columns of the schema
 below, say briefly how to answer the question: the tables needed, the key columns (TABLE.COLUMN), the join

@@ -1,6 +1,8 @@
-"""Judge prompt: score each distinct candidate result. Its system prompt is the generator's (same schema
-prefix) and its user turn starts with the same context and question as the candidates', so the server's
-prompt cache serves everything up to the candidate list."""
+"""Judge prompt: score each distinct candidate result.
+
+Its system prompt is the generator's (same schema prefix) and its user turn starts with the same context and
+question as the candidates', so the server's prompt cache serves everything up to the candidate list.
+"""
 
 USER = """{context}Question: {question}
 Candidate queries gave different results:

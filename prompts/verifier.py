@@ -1,6 +1,9 @@
-"""Verifier (repair) prompt: Query-Plan chain-of-thought repair given the failed query, its problem (error,
-empty result or low judge score) and read-only probe results (RAISE, Granado et al. 2025). Same system
-prompt and user prefix as the candidates, so the prompt cache serves the schema and context."""
+"""Verifier (repair) prompt: Query-Plan chain-of-thought repair of a failed query.
+
+The repair is given the failed query, its problem (error, empty result or low judge score) and read-only
+probe results (RAISE, Granado et al. 2025). Same system prompt and user prefix as the candidates, so the
+prompt cache serves the schema and context.
+"""
 
 USER = """{context}Question: {question}
 This query has a problem:

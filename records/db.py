@@ -1,5 +1,8 @@
-"""One helper for the product's small SQLite files: a short-lived connection per operation (safe with several
-Streamlit sessions and threads), WAL journaling and a busy timeout."""
+"""One helper for the product's small SQLite files.
+
+A short-lived connection per operation (safe with several Streamlit sessions and threads), WAL journaling and
+a busy timeout.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +14,9 @@ from pathlib import Path
 
 @contextmanager
 def connect(path: Path, schema: str) -> Iterator[sqlite3.Connection]:
-    """Open ``path`` (folder created), apply ``schema`` (idempotent DDL), yield a connection whose rows are
-    ``sqlite3.Row``; commits on success, rolls back on error, always closes.
+    """Open ``path`` (folder created), apply ``schema`` and yield a connection whose rows are ``sqlite3.Row``.
+
+    ``schema`` is idempotent DDL. Commits on success, rolls back on error, always closes.
 
     Raises:
         sqlite3.Error: the file cannot be opened or written.

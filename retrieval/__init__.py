@@ -1,0 +1,1 @@
+"""Retrieval of tables, few-shot examples and database values for a question, and their indexes."""

@@ -68,8 +68,9 @@ def read_manifest(store: VectorStore, db_key: str) -> dict[str, Any] | None:
 
 
 def refresh_snapshot(store: VectorStore, db_key: str, **info: Any) -> str | None:
-    """Recompute ``db_key``'s snapshot id and write its manifest (atomically), adding ``info`` (JSON values)
-    to what the manifest already holds.
+    """Recompute ``db_key``'s snapshot id and write its manifest (atomically).
+
+    ``info`` (JSON values) is added to what the manifest already holds.
 
     Returns:
         The snapshot id, or None when the database has no records (its manifest is then removed).

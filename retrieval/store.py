@@ -97,6 +97,7 @@ class ChromaStore:
     """
 
     def __init__(self, path: Path, embedding_function: EmbeddingFunction[Any]) -> None:
+        """Open (creating it when missing) the Chroma directory ``path``; see the class docstring."""
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
         self.embedding_function = embedding_function

@@ -68,8 +68,11 @@ def _stem(token: str) -> str:
 
 
 def norm_tokens(text: str) -> list[str]:
-    """Normalised word tokens of ``text``: folded, possessive 's removed, split on non-alphanumerics, plural
-    ``s`` folded (``"Apple's francs"`` -> ``["apple", "franc"]``)."""
+    """Normalised word tokens of ``text``.
+
+    Folded, possessive 's removed, split on non-alphanumerics, plural ``s`` folded (``"Apple's francs"`` ->
+    ``["apple", "franc"]``).
+    """
     words = re.split(r"[^0-9a-z]+", _POSSESSIVE.sub("", fold(text)).replace("'s ", " "))
     return [_stem(w) for w in words if w]
 
@@ -90,8 +93,10 @@ def core_of(tokens: Sequence[str]) -> list[str]:
 
 
 def acronym(value: str) -> str | None:
-    """Initials of a value of three or more capitalised words (``"New York Stock Exchange"`` -> ``"NYSE"``;
-    two-word values such as person names get none)."""
+    """Initials of a value of three or more capitalised words.
+
+    ``"New York Stock Exchange"`` -> ``"NYSE"``; two-word values such as person names get none.
+    """
     words = [w for w in re.split(r"[\s&\-]+", value) if w and w[0].isalpha()]
     if len(words) < 3 or not all(w[0].isupper() for w in words):
         return None
@@ -201,6 +206,7 @@ class CandidateList:
     """
 
     def __init__(self, values: Sequence[str]) -> None:
+        """Build the lookups of ``values`` (see the class docstring)."""
         self.values = list(values)
         by_choice: dict[str, list[int]] = defaultdict(list)
         weight: dict[str, float] = {}
@@ -234,6 +240,7 @@ class CandidateList:
         self.df = df
 
     def __len__(self) -> int:
+        """Number of entries."""
         return len(self.values)
 
     def anchored(self, mention: Mention) -> bool:

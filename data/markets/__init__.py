@@ -1,0 +1,1 @@
+"""The deterministic synthetic ``markets`` equities research database and its generator."""

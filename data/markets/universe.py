@@ -11,8 +11,11 @@ from typing import NamedTuple
 
 
 class RealCo(NamedTuple):
-    """A real issuer: ticker, name, GICS sector code, listing MIC, issuer country, first 11 ISIN characters,
-    listing date, price on the first and last simulated day, shares outstanding (millions), dividend yield."""
+    """A real issuer seeded into the ``markets`` database.
+
+    Fields: ticker, name, GICS sector code, listing MIC, issuer country, first 11 ISIN characters, listing
+    date, price on the first and last simulated day, shares outstanding (millions), dividend yield.
+    """
 
     ticker: str
     name: str
