@@ -50,7 +50,7 @@ serve: setup
 
 lint: install
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy agent tools retrieval prompts eval cli records ui app.py
+	$(VENV)/bin/mypy core database agent tools retrieval prompts eval cli records ui app.py
 
 clean:
 	rm -rf .nl2sql build *.egg-info

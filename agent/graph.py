@@ -1,179 +1,28 @@
-"""The ReWOO graph: plan (one LLM call) -> run_step (one plan step per visit, no LLM reasoning in between)
--> solve (organizer). Build it with :func:`build_graph`."""
+"""The ReWOO graph: ``plan`` -> ``run_step`` (once per plan step) -> ``solve``; see :mod:`agent.nodes`."""
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 
-from agent.configuration import Settings
-from agent.llm import LLMError, LLMProvider, UsageLog, chat, invoke_structured
-from agent.plan import (
-    AUTO_TOOLS,
-    PlanDraft,
-    PlanError,
-    complete_plan,
-    default_plan,
-    resolve_refs,
-    validate_plan,
-)
+from agent.context import AgentDeps
+from agent.nodes import plan, route_after_step, run_step, solve
 from agent.state import AgentState
-from prompts import planner as planner_prompt
-from retrieval.database import Database
-from retrieval.store import VectorStore
-from tools.base import ToolCall, ToolContext, ToolResult
-from tools.charts import wants_chart
-from tools.organizer import Answer, organize
-from tools.registry import ToolRegistry
 
-TRACE_OUTPUT_CHARS = 4000
-"""Characters of each step's output kept in its trace record (the local trace view shows them)."""
-
-HISTORY_TURNS = 10
-"""Turns kept in a thread's history (prompts use only the last few)."""
+AgentGraph = CompiledStateGraph[AgentState, AgentDeps, Any, Any]
+"""The compiled agent; run it with ``context=`` an :class:`~agent.context.AgentDeps`."""
 
 
-@dataclass
-class AgentDeps:
-    """Everything the nodes need, injected once: settings, database, vector store, LLMs and tools."""
+def build_graph(checkpointer: BaseCheckpointSaver[Any] | None = None) -> AgentGraph:
+    """Compile the agent graph; ``checkpointer`` (optional) persists each thread's state by thread id.
 
-    settings: Settings
-    db: Database
-    store: VectorStore
-    llms: LLMProvider
-    registry: ToolRegistry
-
-    def context(self, usage: UsageLog, history: list[dict[str, Any]] | None = None) -> ToolContext:
-        """A tool context recording LLM usage into ``usage``."""
-        return ToolContext(self.settings, self.db, self.store, self.llms, usage, list(history or []))
-
-
-def format_history(history: list[dict[str, Any]], limit: int = 3) -> str:
-    """Compact text of the last ``limit`` turns (question, SQL, result shape) for prompts."""
-    lines = []
-    for turn in history[-limit:]:
-        shape = f"{turn.get('row_count', 0)} rows x {len(turn.get('columns', []))} cols"
-        lines.append(f"- Q: {turn.get('question')}\n  SQL: {turn.get('sql')}\n  Result: {shape}")
-    return "Earlier in this conversation:\n" + "\n".join(lines) + "\n" if lines else ""
-
-
-def enabled_tools(deps: AgentDeps) -> list[str]:
-    """Tools the planner is offered under the current settings (``table_insights`` only when enabled; the
-    judge and verifier are appended by :func:`agent.plan.complete_plan`, so they are not offered)."""
-    return [n for n in deps.registry.names
-            if n not in AUTO_TOOLS and (n != "table_insights" or deps.settings.use_insights)]
-
-
-def turn_summary(question: str, answer: Answer) -> dict[str, Any]:
-    """The compact record of one answered turn kept in the thread's history (no rows: only their shape)."""
-    return {"question": question, "sql": answer.sql, "columns": answer.columns, "row_count": len(answer.rows),
-            "status": answer.status}
-
-
-def build_graph(deps: AgentDeps, checkpointer: Any = None) -> Any:
-    """Compile the agent graph; ``checkpointer`` (optional) persists state per thread id."""
-
-    def plan(state: AgentState) -> dict[str, Any]:
-        """Ask the planner for a typed plan; fall back to the standard plan if it is missing or invalid."""
-        started = time.perf_counter()
-        usage = UsageLog()
-        question = state["question"]
-        use_examples = deps.settings.retrieval.use_examples
-        allowed = enabled_tools(deps)
-        chart = wants_chart(question)
-        system = planner_prompt.SYSTEM.format(tools=deps.registry.describe(allowed))
-        user = planner_prompt.USER.format(history=format_history(state.get("history", [])), question=question)
-        source, error = "planner", None
-        try:
-            draft = invoke_structured(deps.llms, "planner", chat(system, user), PlanDraft, usage, label="plan")
-            the_plan, completed = complete_plan(draft.to_plan(deps.registry.purpose), chart=chart)
-            validate_plan(the_plan, allowed=[*allowed, *AUTO_TOOLS])
-        except (LLMError, PlanError) as exc:
-            the_plan, source, error = default_plan(question, use_examples=use_examples, chart=chart), \
-                "fallback", str(exc)
-            completed = False
-        record = {
-            "node": "plan",
-            "latency_s": round(time.perf_counter() - started, 4),
-            "ok": error is None,
-            "error": error,
-            "source": source,
-            "completed": completed,
-            "steps": [{"id": s.id, "tool": s.tool, "input": s.input} for s in the_plan.steps],
-            **usage.totals(),
-        }
-        return {
-            "plan": the_plan,
-            "plan_source": source,
-            "plan_error": error,
-            "step_index": 0,
-            "trace": [record],
-            "usage": [c.to_dict() for c in usage.calls],
-        }
-
-    def run_step(state: AgentState) -> dict[str, Any]:
-        """Run the next plan step with its ``#E`` references resolved by exact id."""
-        step = state["plan"].steps[state["step_index"]]
-        results = state.get("results", {})
-        usage = UsageLog()
-        refs = {r: results[r] for r in step.references()}
-        failed = [r for r, res in refs.items() if not res.ok]
-        repairable = deps.registry.get(step.tool).handles_failures and all(
-            "candidates" in refs[r].value or "outcomes" in refs[r].value for r in failed)
-        if failed and not repairable:
-            result = ToolResult.failure(f"skipped: {failed[0]} failed ({refs[failed[0]].error})")
-        else:
-            call = ToolCall(
-                state["question"],
-                step.id,
-                step.tool,
-                resolve_refs(step.input, lambda r: results[r].text),
-                refs,
-            )
-            result = deps.registry.run(call, deps.context(usage, state.get("history")))
-        record = {
-            "node": "run_step",
-            "step": step.id,
-            "tool": step.tool,
-            "input": step.input,
-            "output": result.text[:TRACE_OUTPUT_CHARS],
-            "latency_s": result.latency_s,
-            "ok": result.ok,
-            "error": result.error,
-            **usage.totals(),
-        }
-        if result.value.get("snapshot"):
-            record["index_snapshot"] = result.value["snapshot"]
-        return {
-            "results": {step.id: result},
-            "step_index": state["step_index"] + 1,
-            "trace": [record],
-            "usage": [c.to_dict() for c in usage.calls],
-        }
-
-    def route_after_step(state: AgentState) -> Literal["run_step", "solve"]:
-        """Run the next step while any remain, then solve."""
-        return "run_step" if state["step_index"] < len(state["plan"].steps) else "solve"
-
-    def solve(state: AgentState) -> dict[str, Any]:
-        """Build the answer from the last executed query (organizer), or explain the first failure."""
-        started = time.perf_counter()
-        usage = UsageLog()
-        answer = make_answer(state, deps.context(usage))
-        record = {
-            "node": "solve",
-            "latency_s": round(time.perf_counter() - started, 4),
-            "ok": answer.status != "error",
-            "error": answer.text if answer.status == "error" else None,
-        }
-        history = [*state.get("history", []), turn_summary(state["question"], answer)]
-        return {"answer": answer, "history": history[-HISTORY_TURNS:], "trace": [record],
-                "usage": [c.to_dict() for c in usage.calls]}
-
-    graph = StateGraph(AgentState)
+    The graph holds no dependencies: every run passes them as LangGraph's runtime context
+    (``graph.stream(state, config, context=deps)``), so one compiled graph serves any database.
+    """
+    graph = StateGraph(AgentState, context_schema=AgentDeps)
     graph.add_node("plan", plan)
     graph.add_node("run_step", run_step)
     graph.add_node("solve", solve)
@@ -182,19 +31,3 @@ def build_graph(deps: AgentDeps, checkpointer: Any = None) -> Any:
     graph.add_conditional_edges("run_step", route_after_step)
     graph.add_edge("solve", END)
     return graph.compile(checkpointer=checkpointer)
-
-
-def make_answer(state: AgentState, ctx: ToolContext) -> Answer:
-    """The solver's logic: organize the last successful ``rows`` result in plan order (the verifier's, else
-    the judge's, else the execution's) with the last chart spec; else report the first error."""
-    plan, results = state["plan"], state.get("results", {})
-    ordered = [results[s.id] for s in plan.steps if s.id in results]
-    sql = next((str(r.value["sql"]) for r in reversed(ordered) if r.value.get("sql")), None)
-    good = [r for r in ordered if r.ok and r.kind == "rows"]
-    if good:
-        v = good[-1].value
-        chart = next((r.value["spec"] for r in reversed(ordered) if r.ok and r.kind == "chart"), None)
-        return organize(state["question"], v["sql"], v["columns"], v["rows"], v["truncated"], ctx, chart=chart)
-    first_error = next((r.error for r in ordered if not r.ok), None)  # the root cause; later ones cascade
-    text = f"I could not answer this question: {first_error or 'no query was executed'}"
-    return Answer(status="error", text=text, sql=sql)

@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from agent.configuration import Settings
+from core.settings import Settings
 
 STATE_TYPES = [("agent.plan", "Plan"), ("agent.plan", "PlanStep"), ("tools.base", "ToolResult"),
                ("tools.organizer", "Answer")]

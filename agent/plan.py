@@ -8,22 +8,15 @@ the plan here is a Pydantic model (no regex over free text) and references are r
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
-ToolName = Literal[
-    "retrieve_schema", "retrieve_examples", "search_values", "table_insights", "generate_sql", "execute_sql",
-    "judge_sql", "verify_sql", "build_chart",
-]
-"""Tools a plan step may call (the organizer runs in the solve node, after the plan)."""
+from tools.registry import ToolRegistry
 
-TOOL_NAMES: tuple[str, ...] = ToolName.__args__  # type: ignore[attr-defined]
-AUTO_TOOLS: tuple[str, ...] = ("judge_sql", "verify_sql")
-"""Quality steps :func:`complete_plan` always appends after the last execution (the planner need not write
-them, which keeps its output, ~45-65 ms per token on the local model, short)."""
 MAX_DRAFT_STEPS = 8
 MAX_STEPS = MAX_DRAFT_STEPS + 3
 REF_PATTERN = re.compile(r"#E(\d+)(?!\d)")
@@ -36,7 +29,7 @@ class PlanStep(BaseModel):
     id: str = Field(
         description="Evidence id of this step: #E1, #E2, ... in order.", pattern=r"^#E[1-9][0-9]?$"
     )
-    tool: ToolName = Field(description="Tool to call.")
+    tool: str = Field(description="Tool to call.", pattern=r"^[a-z][a-z_]*$", max_length=40)
     input: str = Field(
         description="Tool input; may contain #E<n> references to earlier steps.", max_length=400
     )
@@ -53,18 +46,11 @@ class Plan(BaseModel):
     steps: list[PlanStep] = Field(description="Steps in execution order.", min_length=1, max_length=MAX_STEPS)
 
 
-DraftToolName = Literal[
-    "retrieve_schema", "retrieve_examples", "search_values", "table_insights", "generate_sql", "execute_sql",
-    "build_chart",
-]
-"""Tools the planner writes (the judge and verifier are appended by :func:`complete_plan`)."""
-
-
 class DraftStep(BaseModel):
     """A step as the planner LLM writes it: no id (step k is ``#Ek``) and no description, to keep its output
     short (each output token costs ~45-65 ms on the local 2-core model)."""
 
-    tool: DraftToolName
+    tool: str
     input: str = Field(description="Tool input; may reference earlier steps like #E1.", max_length=200)
 
 
@@ -79,17 +65,41 @@ class PlanDraft(BaseModel):
                            for k, s in enumerate(self.steps, start=1)])
 
 
+@functools.cache
+def draft_model(tool_names: tuple[str, ...]) -> type[PlanDraft]:
+    """The planner's output type for these tools: :class:`PlanDraft` whose step ``tool`` is an enum of
+    ``tool_names`` (the JSON schema constrains the local model's decoding to them).
+
+    ``tool_names`` comes from :meth:`tools.registry.ToolRegistry.planned_names`; the classes are built once
+    per tuple and keep the names ``DraftStep``/``PlanDraft``.
+
+    Raises:
+        ValueError: ``tool_names`` is empty.
+    """
+    if not tool_names:
+        raise ValueError("a plan draft needs at least one tool")
+    step = create_model(
+        "DraftStep", __base__=DraftStep, __doc__=DraftStep.__doc__,
+        tool=(Literal[tool_names], ...),  # type: ignore[valid-type]
+    )
+    return create_model(
+        "PlanDraft", __base__=PlanDraft, __doc__=PlanDraft.__doc__,
+        steps=(list[step], Field(min_length=1, max_length=MAX_DRAFT_STEPS)),  # type: ignore[valid-type]
+    )
+
+
 class PlanError(ValueError):
     """A plan that cannot be executed; the message says which rule it breaks."""
 
 
-def validate_plan(plan: Plan, allowed: Collection[str] | None = None) -> None:
-    """Check that ``plan`` is executable.
+def validate_plan(plan: Plan, tools: ToolRegistry, allowed: Collection[str] | None = None) -> None:
+    """Check that ``plan`` is executable with the registered ``tools``.
 
-    Rules: ids are ``#E1..#En`` in order; references point only to earlier steps; every ``generate_sql``
-    references a ``retrieve_schema`` step; every ``execute_sql`` references a ``generate_sql`` step; the plan
-    generates and executes SQL at least once. ``table_insights`` also needs the schema. When ``allowed`` is
-    given, every step's tool must be in it (tools can be disabled by settings).
+    Rules: ids are ``#E1..#En`` in order; every tool is registered (and in ``allowed`` when given: tools can
+    be disabled by settings); references point only to earlier steps; a step of a tool that declares
+    ``requires`` references a step of one of those tools (e.g. ``generate_sql`` a ``retrieve_schema`` step,
+    ``execute_sql`` a ``generate_sql`` step); the plan runs at least one planned tool that returns ``rows``
+    (it executes SQL).
 
     Raises:
         PlanError: naming the first rule broken.
@@ -98,47 +108,48 @@ def validate_plan(plan: Plan, allowed: Collection[str] | None = None) -> None:
     for index, step in enumerate(plan.steps, start=1):
         if step.id != f"#E{index}":
             raise PlanError(f"step {index} has id {step.id}; expected #E{index}")
+        if step.tool not in tools.names:
+            raise PlanError(f"{step.id} uses {step.tool}, which is not a tool; known: {', '.join(tools.names)}")
         if allowed is not None and step.tool not in allowed:
             raise PlanError(f"{step.id} uses {step.tool}, which is disabled")
         refs = step.references()
         unknown = [r for r in refs if r not in tools_by_id]
         if unknown:
             raise PlanError(f"{step.id} references {', '.join(unknown)}, which is not an earlier step")
-        ref_tools = {tools_by_id[r] for r in refs}
-        if step.tool in ("generate_sql", "table_insights") and "retrieve_schema" not in ref_tools:
-            raise PlanError(f"{step.id} ({step.tool}) does not reference a retrieve_schema step")
-        if step.tool == "execute_sql" and "generate_sql" not in ref_tools:
-            raise PlanError(f"{step.id} executes SQL without referencing a generate_sql step")
-        if step.tool == "judge_sql" and "execute_sql" not in ref_tools:
-            raise PlanError(f"{step.id} judges without referencing an execute_sql step")
-        if step.tool == "verify_sql" and not ref_tools & {"judge_sql", "execute_sql"}:
-            raise PlanError(f"{step.id} verifies without referencing a judge_sql or execute_sql step")
-        if step.tool == "build_chart" and not ref_tools & {"execute_sql", "judge_sql", "verify_sql"}:
-            raise PlanError(f"{step.id} charts without referencing a query result")
+        requires = tools.get(step.tool).requires
+        if requires and not {tools_by_id[r] for r in refs} & set(requires):
+            raise PlanError(f"{step.id} ({step.tool}) does not reference a {' or '.join(requires)} step")
         tools_by_id[step.id] = step.tool
-    if "execute_sql" not in tools_by_id.values():
+    if not any(_executes(tools, name) for name in tools_by_id.values()):
         raise PlanError("the plan never executes SQL")
 
 
-def complete_plan(plan: Plan, *, chart: bool = False) -> tuple[Plan, bool]:
-    """Append the quality steps after the plan's last ``execute_sql``: ``judge_sql`` on it, ``verify_sql`` on
-    the judge, and ``build_chart`` on the verified result when ``chart`` is true or the plan had a
-    ``build_chart`` step. Steps the planner wrote after the last execution (only judge/verify/chart steps
-    are useful there; nothing can reference them) are replaced. Returns ``(plan, changed)``; a plan without
-    ``execute_sql`` comes back unchanged (:func:`validate_plan` rejects it).
+def _executes(tools: ToolRegistry, name: str) -> bool:
+    """True for a planned tool whose result is query rows (``execute_sql``)."""
+    tool = tools.get(name)
+    return tool.planned and tool.result_kind == "rows"
+
+
+def complete_plan(plan: Plan, tools: ToolRegistry, *, wanted: Sequence[str] = ()) -> tuple[Plan, bool]:
+    """Append the quality steps after the plan's last execution, then the final (presentation) steps.
+
+    The quality tools (``planned=False``: the judge, then the verifier) each take the previous step; final
+    tools (the chart) come last, on the verified result, when the plan had such a step or ``wanted`` names
+    them. Steps the planner wrote after the last execution (only quality or final steps are useful there;
+    nothing can reference them) are replaced. Returns ``(plan, changed)``; a plan that never executes SQL
+    comes back unchanged (:func:`validate_plan` rejects it).
     """
     steps = list(plan.steps)
-    executions = [i for i, s in enumerate(steps) if s.tool == "execute_sql"]
+    executions = [i for i, s in enumerate(steps) if s.tool in tools.names and _executes(tools, s.tool)]
     if not executions:
         return plan, False
-    chart = chart or any(s.tool == "build_chart" for s in steps)
+    used = {s.tool for s in steps}
+    finals = [n for n in tools.final_names() if n in used or n in wanted]
     core = steps[: executions[-1] + 1]
     n = len(core)
-    tail = [("judge_sql", "pick the best candidate"), ("verify_sql", "repair if failed, empty or weak")]
-    if chart:
-        tail.append(("build_chart", "chart of the result"))
-    for offset, (tool, why) in enumerate(tail):
-        core.append(PlanStep(id=f"#E{n + offset + 1}", tool=tool, input=f"#E{n + offset}", description=why))
+    for offset, name in enumerate([*tools.quality_names(), *finals]):
+        core.append(PlanStep(id=f"#E{n + offset + 1}", tool=name, input=f"#E{n + offset}",
+                             description=tools.purpose(name)))
     new = Plan(steps=core)
     return new, [s.model_dump() for s in new.steps] != [s.model_dump() for s in steps]
 
@@ -152,11 +163,11 @@ def resolve_refs(text: str, lookup: Callable[[str], str]) -> str:
     return REF_PATTERN.sub(lambda m: lookup(f"#E{m.group(1)}"), text)
 
 
-def default_plan(question: str, *, use_examples: bool = True, chart: bool = False) -> Plan:
+def default_plan(question: str, tools: ToolRegistry, *, use_examples: bool = True) -> Plan:
     """The standard plan used when the planner's plan is missing or invalid.
 
     Schema retrieval, example retrieval (when enabled), value search, SQL generation and execution, then the
-    judge and verifier (and a chart when ``chart``), see :func:`complete_plan`.
+    quality and final steps of :func:`complete_plan` (a chart when the question asks for one).
     """
     steps = [PlanStep(id="#E1", tool="retrieve_schema", input=question, description="relevant tables")]
     if use_examples:
@@ -170,4 +181,4 @@ def default_plan(question: str, *, use_examples: bool = True, chart: bool = Fals
         )
     )
     steps.append(PlanStep(id=f"#E{n + 2}", tool="execute_sql", input=f"#E{n + 1}", description="run it"))
-    return complete_plan(Plan(steps=steps), chart=chart)[0]
+    return complete_plan(Plan(steps=steps), tools, wanted=tools.wanted_names(question))[0]

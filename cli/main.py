@@ -13,13 +13,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agent.configuration import DEMO_DB_PATH, Settings
+from core.settings import DEMO_DB_PATH, Settings
 
 
 def _settings(args: argparse.Namespace) -> Settings:
     settings = Settings().with_database(getattr(args, "database", None))
     if getattr(args, "candidates", None):
-        from agent.configuration import CandidateSpec
+        from core.settings import CandidateSpec
 
         gen = settings.generation.model_copy(update={"candidates": CandidateSpec.parse_list(args.candidates)})
         settings = settings.model_copy(update={"generation": gen})
@@ -48,27 +48,27 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     deps = build_deps(settings)
-    graph = build_graph(deps, checkpointer=open_checkpointer(settings)) if args.thread else None
+    graph = build_graph(checkpointer=open_checkpointer(settings)) if args.thread else None
     out = ask(deps, args.question, graph=graph, thread_id=args.thread)
     if args.json:
-        _print_json({k: v for k, v in out.items() if args.verbose or k not in ("trace", "usage")})
+        _print_json({k: v for k, v in out.to_json().items() if args.verbose or k not in ("trace", "usage")})
     else:
-        print(out["answer"])
-        if out["rows"] and not (len(out["rows"]) == 1 and len(out["columns"]) == 1):
-            print(_table(out["columns"], out["rows"]))
-        if out["chart"]:
-            chart = out["chart"]
+        print(out.answer)
+        if out.rows and not (len(out.rows) == 1 and len(out.columns) == 1):
+            print(_table(out.columns, out.rows))
+        if out.chart:
+            chart = out.chart
             print(f"Chart: {chart['kind']} of {chart.get('y') or chart['x']} by {chart['x']} (shown in the app)")
-        if out["sql"]:
-            print(f"\nSQL: {out['sql']}")
-        print(f"\n[{out['status']}; {out['latency_s']} s; {out['llm_calls']} LLM calls; "
-              f"{out['prompt_tokens']}+{out['completion_tokens']} tokens; plan: {out['plan_source']}]")
-    return 0 if out["status"] != "error" else 1
+        if out.sql:
+            print(f"\nSQL: {out.sql}")
+        print(f"\n[{out.status}; {out.latency_s} s; {out.llm_calls} LLM calls; "
+              f"{out.prompt_tokens}+{out.completion_tokens} tokens; plan: {out.plan_source}]")
+    return 0 if out.status != "error" else 1
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
     """Run one statement through the guarded read-only path."""
-    from retrieval.database import Database
+    from database.connection import Database
 
     res = Database.from_settings(_settings(args)).run_query(args.statement)
     if args.json:
@@ -85,7 +85,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
 def cmd_index(args: argparse.Namespace) -> int:
     """Build or refresh the Chroma indexes of one database (tables, schema chunks, examples)."""
     from agent.runner import open_store
-    from retrieval.database import Database
+    from database.connection import Database
     from retrieval.indexing import index_database, load_examples
 
     settings = _settings(args)
@@ -122,7 +122,7 @@ def cmd_eval_report(args: argparse.Namespace) -> int:
 
 def cmd_enrich(args: argparse.Namespace) -> int:
     """LLM descriptions for undocumented tables and columns, into a reviewable YAML file."""
-    from retrieval.enrichment import cmd_enrich as run_enrich
+    from cli.enrich import run_enrich
 
     return run_enrich(args, _settings(args))
 
@@ -137,7 +137,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
         generate(DEMO_DB_PATH)
     print(f"Demo database: {DEMO_DB_PATH}")
     if args.model:
-        from agent.model_files import assemble_model
+        from core.model_files import assemble_model
 
         print(f"Local model: {assemble_model(Settings().local_llm.model_path)}")
     return 0
@@ -145,7 +145,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
 
 def cmd_llm(args: argparse.Namespace) -> int:
     """Delegate to the local server tool (serve | assemble | verify)."""
-    from agent.local_server import main as local_main
+    from cli.llm import main as local_main
 
     return local_main([args.llm_command, *args.rest])
 

@@ -20,14 +20,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from database.connection import Database
 from eval.datasets import load_demo, load_spider
 from eval.metrics import bootstrap_ci, gold_is_ordered, results_match
-from retrieval.database import Database
 
 ROW_CAP = 100_000
 def _shared(label: str) -> bool:
-    """Calls every configuration makes: planner, value filter, organizer, chart (not candidates, judge,
-    verifier)."""
+    """Calls every configuration makes: planner, value filter, organizer, chart.
+
+    Candidates, judge and verifier calls are not shared.
+    """
     return not label.startswith(("candidate ", "judge", "verifier"))
 
 
@@ -54,8 +56,11 @@ def summarize_strategy(rows: list[dict[str, Any]], index: int, ex: list[int]) ->
 
 
 def _cascade(row: dict[str, Any], hits: list[int]) -> tuple[int, dict[str, float]]:
-    """EX and cost of the cascade on one question: the first candidate whose result had rows answers; when
-    none had rows the cascade made every candidate and the verifier ran, exactly as in the full run."""
+    """EX and cost of the cascade on one question.
+
+    The first candidate whose result had rows answers; when none had rows the cascade made every candidate
+    and the verifier ran, exactly as in the full run.
+    """
     cands = [c for c in row["candidates"] if c.get("strategy") != "verifier"]
     first = next((i for i, c in enumerate(cands) if c.get("status") == "ok"), None)
     made = {c["index"] for c in cands[: (first + 1 if first is not None else len(cands))]}

@@ -1,18 +1,21 @@
-"""The single-shot baseline: the same model answers with the whole schema (DDL and 3 sample rows per table) and
-the question in one prompt, one call, SQL only. It is the bar the agent has to beat; its outcome has the shape
-of :func:`agent.runner.ask`'s, so the evaluation scores both the same way."""
+"""The single-shot baseline: the same model answers in one call, SQL only.
+
+The prompt holds the whole schema (DDL and 3 sample rows per table) and the question. It is the bar the agent
+has to beat; its outcome has the shape of :func:`agent.runner.ask`'s, so the evaluation scores both the same
+way.
+"""
 
 from __future__ import annotations
 
 import re
 import threading
 import time
-from typing import Any
 
-from agent.llm import LLMError, LLMProvider, UsageLog, chat, invoke_text
+from agent.outcome import Outcome
+from core.llm import LLMError, LLMProvider, UsageLog, chat, invoke_text
+from database.connection import Database
+from database.schema_reader import format_sample_rows, read_schema, table_ddl
 from prompts import baseline as prompt
-from retrieval.database import Database
-from retrieval.schema_reader import format_sample_rows, read_schema, table_ddl
 from tools.generation import clean_sql
 
 SAMPLE_ROWS = 3
@@ -36,8 +39,10 @@ def schema_prompt(db: Database) -> str:
 
 
 def extract_sql(text: str) -> str:
-    """The first SQL statement of a model reply: fences stripped, from the first SELECT/WITH to the first
-    semicolon ("" when there is none)."""
+    """The first SQL statement of a model reply ("" when there is none).
+
+    Fences are stripped; the statement runs from the first SELECT/WITH to the first semicolon.
+    """
     body = clean_sql(text)
     match = _START.search(body)
     if not match:
@@ -45,10 +50,12 @@ def extract_sql(text: str) -> str:
     return body[match.start():].split(";")[0].strip()
 
 
-def single_shot(db: Database, llms: LLMProvider, question: str) -> dict[str, Any]:
-    """Answer ``question`` with one generator call; returns an outcome like :func:`agent.runner.ask`'s
-    (``sql``, ``status``, ``answer``, ``latency_s``, ``llm_calls``, tokens, ``usage``, ``plan_source``
-    "single_shot"). The SQL is not executed here (the evaluation does that). Never raises."""
+def single_shot(db: Database, llms: LLMProvider, question: str) -> Outcome:
+    """Answer ``question`` with one generator call; returns an outcome like :func:`agent.runner.ask`'s.
+
+    The outcome has ``sql``, ``status``, ``answer``, ``latency_s``, ``llm_calls``, tokens, ``usage`` and
+    ``plan_source`` "single_shot". The SQL is not executed here (the evaluation does that). Never raises.
+    """
     started = time.perf_counter()
     usage = UsageLog()
     sql, error = "", None
@@ -61,7 +68,8 @@ def single_shot(db: Database, llms: LLMProvider, question: str) -> dict[str, Any
     except LLMError as exc:
         error = str(exc)
     totals = usage.totals()
-    return {"sql": sql or None, "status": "error" if error else "ok", "answer": error or "",
-            "latency_s": round(time.perf_counter() - started, 3), "llm_calls": int(totals["llm_calls"]),
-            "prompt_tokens": int(totals["prompt_tokens"]), "completion_tokens": int(totals["completion_tokens"]),
-            "usage": [c.to_dict() for c in usage.calls], "plan_source": "single_shot", "candidates": []}
+    return Outcome(sql=sql or None, status="error" if error else "ok", answer=error or "",
+                   latency_s=round(time.perf_counter() - started, 3), llm_calls=int(totals["llm_calls"]),
+                   prompt_tokens=int(totals["prompt_tokens"]), completion_tokens=int(totals["completion_tokens"]),
+                   usage=[c.to_dict() for c in usage.calls], plan_source="single_shot", question=question,
+                   database=db.key)

@@ -1,11 +1,13 @@
-"""The evaluation configurations, run side by side on the same questions (after the seed's protocol):
-No_Examples, With_Examples, Divide-and-Conquer only, Query-Plan only, and the single-shot baseline."""
+"""The evaluation configurations, run side by side on the same questions (after the seed's protocol).
+
+No_Examples, With_Examples, Divide-and-Conquer only, Query-Plan only, and the single-shot baseline.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent.configuration import CandidateSpec, Settings
+from core.settings import CandidateSpec, Settings
 
 
 @dataclass(frozen=True)

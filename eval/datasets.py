@@ -1,5 +1,8 @@
-"""Evaluation datasets as :class:`EvalItem` lists: Spider-format folders, the demo gold set, and CSV/JSONL
-files of question, gold SQL (one or several acceptable) and database URL."""
+"""Evaluation datasets as :class:`EvalItem` lists.
+
+Sources: Spider-format folders, the demo gold set, and CSV/JSONL files of question, gold SQL (one or several
+acceptable) and database URL.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from agent.configuration import DATA_DIR, DEMO_DB_PATH
+from core.settings import DATA_DIR, DEMO_DB_PATH
 
 
 @dataclass
@@ -37,8 +40,10 @@ class EvalItem:
 
 
 def load_spider(path: Path, split: str = "dev") -> list[EvalItem]:
-    """Read ``<split>.json`` under ``path`` (objects with ``db_id``, ``question``, ``query``); databases at
-    ``database/<db_id>/<db_id>.sqlite``. The hardness-free Spider file has no categories; ``db_id`` is used.
+    """Read ``<split>.json`` under ``path`` (objects with ``db_id``, ``question``, ``query``).
+
+    Databases are at ``database/<db_id>/<db_id>.sqlite``. The hardness-free Spider file has no categories;
+    ``db_id`` is used.
 
     Raises:
         FileNotFoundError: the questions file is missing.
@@ -85,9 +90,11 @@ def _gold_list(record: dict[str, Any]) -> list[str]:
 
 
 def load_table(path: Path) -> list[EvalItem]:
-    """A CSV or JSONL file with columns ``question``, ``gold_sql`` (JSONL: a string or a list of acceptable
-    queries; CSV: further ones in ``gold_sql_2``, ``gold_sql_3``, ...) and ``database_url`` (SQLAlchemy URL or
-    a SQLite path relative to the file); optional ``id``, ``category``, ``db_id``.
+    """A CSV or JSONL file with columns ``question``, ``gold_sql`` and ``database_url``.
+
+    ``gold_sql``: in JSONL a string or a list of acceptable queries; in CSV further ones go in ``gold_sql_2``,
+    ``gold_sql_3``, ... ``database_url``: a SQLAlchemy URL or a SQLite path relative to the file. Optional
+    columns: ``id``, ``category``, ``db_id``.
 
     Raises:
         ValueError: unknown extension, or a record without question, gold SQL or database URL (the message

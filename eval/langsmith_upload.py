@@ -1,7 +1,10 @@
-"""Upload an evaluation run to LangSmith through its evaluation API: the questions become a dataset (inputs:
-question, db_id, qid; reference outputs: gold SQL) and each configuration an experiment whose target returns the
-recorded answer (nothing is re-run) and whose evaluators report EX, the LLM judge's verdict, soft F1, latency,
-LLM calls and tokens. Without ``LANGSMITH_API_KEY`` nothing is sent and everything stays offline."""
+"""Upload an evaluation run to LangSmith through its evaluation API.
+
+The questions become a dataset (inputs: question, db_id, qid; reference outputs: gold SQL) and each
+configuration an experiment whose target returns the recorded answer (nothing is re-run) and whose evaluators
+report EX, the LLM judge's verdict, soft F1, latency, LLM calls and tokens. Without ``LANGSMITH_API_KEY``
+nothing is sent and everything stays offline.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from eval.report import load_run
+from eval.run_files import load_run
 
 METRICS = ("ex", "judge_correct", "soft_f1", "latency_s", "llm_calls", "prompt_tokens", "completion_tokens",
            "cost_usd")

@@ -13,9 +13,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agent.llm import LLMError, LLMProvider, UsageLog, chat, invoke_structured
+from core.llm import LLMError, LLMProvider, UsageLog, chat, invoke_structured
+from database.connection import format_cell
 from prompts import eval_judge as prompt
-from retrieval.database import format_cell
 
 PREVIEW_ROWS = 20
 

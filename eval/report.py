@@ -1,6 +1,7 @@
-"""The evaluation report of a run directory: ``summary.json``, ``report.md`` and a self-contained
-``report.html`` (Plotly figures inlined: accuracy, latency, tokens and cost per configuration with their 95%
-intervals, accuracy by category; tables of paired differences and of failures).
+"""The evaluation report of a run directory: ``summary.json``, ``report.md`` and ``report.html``.
+
+``report.html`` is self-contained (Plotly figures inlined: accuracy, latency, tokens and cost per
+configuration with their 95% intervals, accuracy by category; tables of paired differences and of failures).
 
 ``nl2sql eval-report RUN_DIR`` rebuilds them from the JSONL files at any time.
 """
@@ -15,20 +16,10 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
-from eval.runner import load_log
+from eval.run_files import load_run
 from eval.summary import compare, summarize
 
 FAILURES_SHOWN = 200
-
-
-def load_run(run_dir: Path) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
-    """``run.json`` (``{}`` when missing) and the records of each configuration (run order, then any other
-    ``*.jsonl`` found)."""
-    meta = json.loads((run_dir / "run.json").read_text()) if (run_dir / "run.json").exists() else {}
-    names = list(meta.get("configs", []))
-    names += sorted(p.stem for p in run_dir.glob("*.jsonl") if p.stem not in names)
-    rows = {n: list(load_log(run_dir / f"{n}.jsonl").values()) for n in names}
-    return meta, {n: r for n, r in rows.items() if r}
 
 
 def _fmt(ci: dict[str, Any], pct: bool = False, digits: int = 1) -> str:

@@ -23,20 +23,26 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from tqdm import tqdm
 
-from agent.configuration import Settings
-from agent.graph import AgentDeps, build_graph
-from agent.llm import LLMProvider
-from agent.runner import ask, default_registry
+from agent.context import AgentDeps
+from agent.graph import AgentGraph, build_graph
+from agent.outcome import Outcome
+from agent.runner import ask
+from core.llm import LLMProvider
+from core.settings import Settings
+from database.connection import Database
 from eval.baseline import single_shot
 from eval.configs import EvalConfig, parse_configs
 from eval.datasets import EvalItem, load_demo, load_spider, load_table, select
+from eval.langsmith_upload import upload_run
+from eval.report import write_report
+from eval.run_files import load_log
 from eval.scoring import score_item
 from eval.splits import example_split
-from retrieval.database import Database
 from retrieval.embeddings import get_embedding_function
 from retrieval.examples_store import prepare_examples, sync_example_records
 from retrieval.indexing import index_database
 from retrieval.store import ChromaStore, VectorStore
+from tools.registry import default_registry
 
 
 def load_dataset(kind: str, path: str | None) -> list[EvalItem]:
@@ -73,7 +79,7 @@ def prepare_store(store: VectorStore, settings: Settings, all_items: list[EvalIt
 
 
 UNREACHABLE = "LLM endpoint unreachable"
-"""Text of :mod:`agent.llm`'s error for a connection failure."""
+"""Text of :mod:`core.llm`'s error for a connection failure."""
 
 
 class EndpointDownError(RuntimeError):
@@ -81,10 +87,10 @@ class EndpointDownError(RuntimeError):
     same command resumes there."""
 
 
-def infrastructure_failure(outcome: dict[str, Any]) -> bool:
+def infrastructure_failure(outcome: Outcome) -> bool:
     """True when an answer failed because the LLM endpoint was unreachable (not the agent's fault): such a
     question is not recorded, so a resumed run asks it again."""
-    return outcome.get("status") == "error" and UNREACHABLE in str(outcome.get("answer") or "")
+    return outcome.status == "error" and UNREACHABLE in (outcome.answer or "")
 
 
 @dataclass
@@ -98,16 +104,16 @@ class ConfigRunner:
     llms: LLMProvider
     judge_llms: LLMProvider | None
     log_path: Path
-    _agents: dict[str, tuple[AgentDeps, Any]] = field(default_factory=dict)
+    _agents: dict[str, tuple[AgentDeps, AgentGraph]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def agent(self, item: EvalItem) -> tuple[AgentDeps, Any]:
+    def agent(self, item: EvalItem) -> tuple[AgentDeps, AgentGraph]:
         """Dependencies and compiled graph for ``item``'s database under this configuration."""
         with self._lock:
             if item.database_url not in self._agents:
                 cfg = self.config.apply(self.settings.with_database(item.database_url))
                 deps = AgentDeps(cfg, Database.from_settings(cfg), self.store, self.llms, default_registry())
-                self._agents[item.database_url] = (deps, build_graph(deps))
+                self._agents[item.database_url] = (deps, build_graph())
             return self._agents[item.database_url]
 
     def answer(self, item: EvalItem) -> dict[str, Any]:
@@ -122,7 +128,7 @@ class ConfigRunner:
         else:
             outcome = ask(deps, item.question, graph=graph)
         if infrastructure_failure(outcome):
-            raise EndpointDownError(f"{item.qid}: {outcome.get('answer')}; stopped; rerun the same command to "
+            raise EndpointDownError(f"{item.qid}: {outcome.answer}; stopped; rerun the same command to "
                                     "resume once the endpoint answers")
         row = score_item(item, outcome, deps.db, deps.settings, config=self.config.name, judge_llms=self.judge_llms)
         with self._lock, self.log_path.open("a") as fh:
@@ -150,20 +156,6 @@ class ConfigRunner:
         return [done[it.qid] for it in items if it.qid in done]
 
 
-def load_log(path: Path) -> dict[str, dict[str, Any]]:
-    """Records already in a configuration's JSONL, by question id (a torn last line is ignored)."""
-    if not path.exists():
-        return {}
-    out = {}
-    for line in path.read_text().splitlines():
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        out[row["qid"]] = row
-    return out
-
-
 def judge_provider(settings: Settings, model: str | None, base_url: str | None,
                    overrides: dict[str, BaseChatModel] | None) -> LLMProvider:
     """The LLMs with the ``judge`` role pointed at the evaluation's judge model when one is given."""
@@ -177,15 +169,13 @@ def run_eval(args: argparse.Namespace, settings: Settings, *,
              report: Callable[[Path], Any] | None = None) -> int:
     """Run the evaluation the CLI ``args`` describe (see ``nl2sql eval --help``); prints the summary and
     writes the run directory. ``llm_overrides`` replaces models (tests). Returns the exit status."""
-    from eval.report import write_report
-
     configs = parse_configs(args.configs)
     all_items = load_dataset(args.dataset, args.path)
     evaluated = select(all_items, limit=args.limit, sample=args.sample, seed=args.seed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if settings.uses_local_llm() and not llm_overrides:
-        from agent.local_server import ensure_local_server
+        from core.local_server import ensure_local_server
 
         ensure_local_server(settings)
     chroma = Path(args.chroma) if args.chroma else Path(settings.state_dir) / "eval" / "chroma"
@@ -212,8 +202,6 @@ def run_eval(args: argparse.Namespace, settings: Settings, *,
             return 2
     summary = (report or write_report)(out)
     if args.langsmith:
-        from eval.langsmith_upload import upload_run
-
         print(upload_run(out))
     print(json.dumps(summary.get("configs", summary), indent=1)[:4000])
     return 0

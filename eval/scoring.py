@@ -1,21 +1,25 @@
-"""Scoring one answered question: EX (Spider rules, any acceptable gold query), soft result F1, the
-LLM-as-judge verdict, the error category, cost; gold and predicted SQL are re-executed without the row cap."""
+"""Scoring one answered question: EX, soft result F1, the LLM-as-judge verdict, the error category, cost.
+
+EX follows Spider rules (any acceptable gold query); gold and predicted SQL are re-executed without the row
+cap.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from agent.configuration import Settings
-from agent.llm import LLMProvider, UsageLog
+from agent.outcome import Outcome
+from core.llm import LLMProvider, UsageLog
+from core.settings import Settings
+from database.connection import Database
 from eval.datasets import EvalItem
 from eval.llm_judge import judge_answer
 from eval.metrics import error_category, gold_is_ordered, results_match, soft_f1, sql_category
-from retrieval.database import Database
 
 EVAL_ROW_CAP = 100_000
 
 
-def score_item(item: EvalItem, outcome: dict[str, Any], db: Database, settings: Settings, *, config: str,
+def score_item(item: EvalItem, outcome: Outcome, db: Database, settings: Settings, *, config: str,
                judge_llms: LLMProvider | None = None) -> dict[str, Any]:
     """The per-question record written to the run's JSONL (one line per question and configuration).
 
@@ -23,7 +27,7 @@ def score_item(item: EvalItem, outcome: dict[str, Any], db: Database, settings: 
     reported separately (``judge_usage``) and not counted in the configuration's cost.
     """
     golds = [db.run_query(sql, row_cap=EVAL_ROW_CAP) for sql in item.gold_sqls]
-    pred_sql = outcome.get("sql")
+    pred_sql = outcome.sql
     pred = db.run_query(pred_sql, row_cap=EVAL_ROW_CAP) if pred_sql else None
     pred_ok = bool(pred is not None and pred.ok)
     ordered = gold_is_ordered(item.gold_sql, db.dialect)
@@ -37,7 +41,7 @@ def score_item(item: EvalItem, outcome: dict[str, Any], db: Database, settings: 
         verdict = judge_answer(judge_llms, judge_usage, question=item.question, ordered=ordered, ex=ex,
                                gold=(ref.columns, ref.rows) if ref.ok else None,
                                pred=(pred.columns, pred.rows) if pred_ok and pred else None)
-    usage = outcome.get("usage", [])
+    usage = outcome.usage
     return {
         "qid": item.qid, "config": config, "db_id": item.db_id,
         "category": item.category or sql_category(item.gold_sql, db.dialect),
@@ -48,15 +52,15 @@ def score_item(item: EvalItem, outcome: dict[str, Any], db: Database, settings: 
         "error_category": error_category(ex=ex, pred_sql=pred_sql, pred_ok=pred_ok,
                                          pred_rows=len(pred.rows) if pred_ok and pred else 0,
                                          gold_rows=len(ref.rows) if ref.ok else 0,
-                                         plan_failed=outcome.get("plan_source") == "fallback"),
+                                         plan_failed=outcome.plan_source == "fallback"),
         "pred_error": None if pred is None or pred.ok else pred.error, "gold_error": ref.error,
-        "status": outcome.get("status"), "error": outcome.get("answer") if outcome.get("status") == "error" else None,
-        "latency_s": outcome.get("latency_s", 0.0), "llm_calls": outcome.get("llm_calls", 0),
-        "prompt_tokens": outcome.get("prompt_tokens", 0), "completion_tokens": outcome.get("completion_tokens", 0),
+        "status": outcome.status, "error": outcome.answer if outcome.status == "error" else None,
+        "latency_s": outcome.latency_s, "llm_calls": outcome.llm_calls,
+        "prompt_tokens": outcome.prompt_tokens, "completion_tokens": outcome.completion_tokens,
         "cost_usd": round(settings.cost_usd(usage), 6),
-        "plan_source": outcome.get("plan_source"), "candidates": outcome.get("candidates") or [],
+        "plan_source": outcome.plan_source, "candidates": outcome.candidates,
         "judge_called": any(u.get("role") == "judge" for u in usage),
-        "verifier_needed": bool((outcome.get("verifier") or {}).get("needed")),
-        "verifier_repaired": bool((outcome.get("verifier") or {}).get("repaired")),
+        "verifier_needed": bool((outcome.verifier or {}).get("needed")),
+        "verifier_repaired": bool((outcome.verifier or {}).get("repaired")),
         "usage": usage, "judge_usage": [c.to_dict() for c in judge_usage.calls],
     }

@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from agent.outcome import Outcome
 from records.db import connect
 
 Rating = Literal["up", "down"]
@@ -37,8 +38,10 @@ CREATE INDEX IF NOT EXISTS feedback_status ON feedback (status, database);
 
 
 def result_digest(columns: list[str], rows: list[Any]) -> str:
-    """A short fingerprint of a result table (sha256 of its JSON, 16 hex characters): two answers with the
-    same columns and rows in the same order have the same digest."""
+    """A short fingerprint of a result table (sha256 of its JSON, 16 hex characters).
+
+    Two answers with the same columns and rows in the same order have the same digest.
+    """
     text = json.dumps({"columns": list(columns), "rows": [list(r) for r in rows]}, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -63,8 +66,10 @@ class Feedback:
     langsmith: str | None
 
     def as_example(self) -> dict[str, str]:
-        """The record as an examples-store entry (``question``, ``sql``, ``id`` fb-N, ``source`` feedback,
-        ``status``, ``added`` as an ISO date)."""
+        """The record as an examples-store entry.
+
+        Keys: ``question``, ``sql``, ``id`` fb-N, ``source`` feedback, ``status``, ``added`` as an ISO date.
+        """
         added = datetime.fromtimestamp(self.updated, tz=UTC).date().isoformat()
         return {"question": self.question, "sql": self.sql or "", "id": f"fb-{self.id}", "source": "feedback",
                 "status": self.status, "added": added}
@@ -78,9 +83,10 @@ class FeedbackStore:
     """
 
     def __init__(self, path: Path) -> None:
+        """Use the SQLite file at ``path`` (nothing is opened yet)."""
         self.path = Path(path)
 
-    def record(self, outcome: dict[str, Any], rating: Rating, comment: str | None = None) -> Feedback:
+    def record(self, outcome: Outcome, rating: Rating, comment: str | None = None) -> Feedback:
         """Store feedback on one answer (an outcome of :func:`agent.runner.ask`); returns the record.
 
         A thumbs-up with SQL is ``pending`` (approval, automatic or by a reviewer, goes through
@@ -92,19 +98,19 @@ class FeedbackStore:
         """
         if rating not in ("up", "down"):
             raise ValueError(f"rating must be 'up' or 'down', not {rating!r}")
-        question = str(outcome.get("question") or "").strip()
+        question = outcome.question.strip()
         if not question:
             raise ValueError("the answer has no question to attach feedback to")
-        sql = outcome.get("sql")
+        sql = outcome.sql
         status = "pending" if rating == "up" and sql else "review"
-        rows = outcome.get("rows") or []
+        rows = outcome.rows
         now = time.time()
         with connect(self.path, SCHEMA) as conn:
             cur = conn.execute(
                 "INSERT INTO feedback (created, updated, run_id, thread_id, database, question, sql, result_digest,"
                 " row_count, rating, comment, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (now, now, outcome.get("run_id"), outcome.get("thread_id"), outcome.get("database"), question,
-                 sql, result_digest(outcome.get("columns") or [], rows), outcome.get("row_count", len(rows)),
+                (now, now, outcome.run_id, outcome.thread_id, outcome.database, question,
+                 sql, result_digest(outcome.columns, rows), outcome.total_rows,
                  rating, (comment or "").strip() or None, status))
             fid = int(cur.lastrowid or 0)
         found = self.get(fid)
@@ -158,10 +164,12 @@ class FeedbackStore:
 
 def send_to_langsmith(feedback: Feedback, *, enabled: bool, client: Any = None,
                       comment_only: bool = False) -> str | None:
-    """Attach ``feedback`` to its LangSmith run: key ``user_rating`` (score 1 for up, 0 for down, with the
-    comment), or with ``comment_only`` a ``user_comment`` entry carrying a comment added later. Returns "sent",
-    an error text, or None when tracing is off or the run id is unknown. Never raises: the local record is what
-    counts."""
+    """Attach ``feedback`` to its LangSmith run.
+
+    Sends key ``user_rating`` (score 1 for up, 0 for down, with the comment), or with ``comment_only`` a
+    ``user_comment`` entry carrying a comment added later. Returns "sent", an error text, or None when
+    tracing is off or the run id is unknown. Never raises: the local record is what counts.
+    """
     if not enabled or not feedback.run_id:
         return None
     try:

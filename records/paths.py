@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.configuration import Settings
+from core.settings import Settings
 
 
 def runs_path(settings: Settings) -> Path:

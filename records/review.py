@@ -1,5 +1,7 @@
-"""Review actions of the developer panel: feedback-born examples (approve, edit, reject), edits of the examples
-file, and the review of LLM-enriched descriptions.
+"""Review actions of the developer panel: feedback-born examples, the examples file, enriched descriptions.
+
+Feedback-born examples can be approved, edited or rejected; the examples file can be edited; LLM-enriched
+descriptions are reviewed.
 
 The examples store's source of truth stays outside Chroma (the versioned JSONL file plus approved feedback), so
 every action here writes that source first and then re-syncs the ``examples_index``
@@ -13,9 +15,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from database.connection import Database
+from database.descriptions import dump_enriched, load_enriched, write_atomic
+from agent.outcome import Outcome
 from records.feedback import Feedback, FeedbackStore
-from retrieval.database import Database
-from retrieval.enrichment import dump_enriched, load_enriched, write_atomic
 from retrieval.examples_store import (
     ExamplesReport,
     load_examples_file,
@@ -71,8 +74,11 @@ def approve_feedback(store: VectorStore, db: Database, feedback: FeedbackStore, 
 
 def set_feedback_status(store: VectorStore, db: Database, feedback: FeedbackStore, feedback_id: int,
                         status: str, *, examples_path: Path | None) -> Feedback:
-    """Reject, resolve or re-queue a record; when it was an approved example, the index is re-synced so the
-    example leaves it. Raises KeyError / ValueError as :meth:`FeedbackStore.update`."""
+    """Reject, resolve or re-queue a record.
+
+    When it was an approved example, the index is re-synced so the example leaves it. Raises KeyError /
+    ValueError as :meth:`FeedbackStore.update`.
+    """
     before = feedback.get(feedback_id)
     updated = feedback.update(feedback_id, status=status)
     if before is not None and before.status == "approved" and status != "approved":
@@ -82,9 +88,11 @@ def set_feedback_status(store: VectorStore, db: Database, feedback: FeedbackStor
 
 def edit_examples_file(path: Path, question: str, sql: str, *, new_question: str | None = None,
                        new_sql: str | None = None, retire: bool = False, dialect: str = "sqlite") -> int:
-    """Change the example(s) of the JSONL file equal to (``question``, ``sql``) after normalization: new text,
-    or ``status: retired`` when ``retire`` (kept in the file for history, never indexed). The file is
-    rewritten atomically; comments and blank lines are kept. Returns how many lines changed (0: not found).
+    """Change the example(s) of the JSONL file equal to (``question``, ``sql``) after normalization.
+
+    They get new text, or ``status: retired`` when ``retire`` (kept in the file for history, never indexed).
+    The file is rewritten atomically; comments and blank lines are kept. Returns how many lines changed
+    (0: not found).
 
     Raises:
         OSError / ValueError: the file cannot be read or is malformed.
@@ -109,8 +117,11 @@ def edit_examples_file(path: Path, question: str, sql: str, *, new_question: str
 
 
 def enrichment_queue(path: Path | None, status: str = "pending") -> list[dict[str, Any]]:
-    """Entries of an enrichment YAML with review ``status``: ``{"table", "column" (None for the table
-    summary), "text", "status", "model", "generated"}``; [] when there is no file."""
+    """Entries of an enrichment YAML with review ``status``; [] when there is no file.
+
+    Each entry is ``{"table", "column" (None for the table summary), "text", "status", "model",
+    "generated"}``.
+    """
     if path is None or not Path(path).exists():
         return []
     out = []
@@ -122,8 +133,9 @@ def enrichment_queue(path: Path | None, status: str = "pending") -> list[dict[st
 
 
 def review_enrichment(path: Path, table: str, column: str | None, status: str, text: str | None = None) -> None:
-    """Set one enriched entry's review status (approved, edited, rejected, pending), with edited text
-    (``status`` becomes "edited" when the text changes). Written atomically.
+    """Set one enriched entry's review status (approved, edited, rejected, pending), with edited text.
+
+    ``status`` becomes "edited" when the text changes. Written atomically.
 
     Raises:
         KeyError: unknown table, column or entry. ValueError: unknown status.
@@ -190,15 +202,16 @@ def add_example(store: VectorStore, db: Database, feedback: FeedbackStore, examp
     problem = check_sql(db, sql.strip())
     if problem:
         raise ReviewError(f"the SQL does not run: {problem}")
-    record = feedback.record({"question": question, "sql": sql.strip(), "database": db.key, "rows": []}, "up",
-                             comment="added in the developer panel")
+    added = Outcome(question=question, sql=sql.strip(), database=db.key, status="ok")
+    record = feedback.record(added, "up", comment="added in the developer panel")
     return approve_feedback(store, db, feedback, record.id, examples_path=examples_path)
 
 
 def save_document(store: VectorStore, collection: str, record_id: str, document: str,
                   metadata: dict[str, Any]) -> None:
-    """Replace one record's document (re-embedded by the store) and mark it ``edited``. Its content hash is
-    kept, so the edit stays until the underlying table changes and is re-indexed.
+    """Replace one record's document (re-embedded by the store) and mark it ``edited``.
+
+    Its content hash is kept, so the edit stays until the underlying table changes and is re-indexed.
 
     Raises:
         ReviewError: empty document.

@@ -14,6 +14,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from agent.outcome import Outcome
 from records.db import connect
 
 SCHEMA = """
@@ -49,32 +50,28 @@ class RunStore:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
 
-    def save_run(self, outcome: dict[str, Any]) -> str:
-        """Store one outcome of :func:`agent.runner.ask` (needs ``run_id`` and ``question``; ``thread_id`` may
-        be None); creates or touches its thread. Rows beyond :data:`STORED_ROWS` are dropped from the stored
-        copy. Returns the run id.
-
-        Raises:
-            KeyError: ``run_id`` or ``question`` missing.
+    def save_run(self, outcome: Outcome) -> str:
+        """Store one :class:`~agent.outcome.Outcome` of :func:`agent.runner.ask` (``thread_id`` may be None);
+        creates or touches its thread. Rows beyond :data:`STORED_ROWS` are dropped from the stored copy, whose
+        ``row_count`` keeps the full count. Returns the run id.
         """
-        run_id, question = str(outcome["run_id"]), str(outcome["question"])
-        stored = dict(outcome)
-        rows = stored.get("rows") or []
-        stored["row_count"] = len(rows)
-        stored["rows"] = rows[:STORED_ROWS]
+        run_id, question = outcome.run_id, outcome.question
+        stored = outcome.model_dump()
+        stored["row_count"] = outcome.total_rows
+        stored["rows"] = stored["rows"][:STORED_ROWS]
         now = time.time()
-        thread_id = outcome.get("thread_id")
+        thread_id = outcome.thread_id
         with connect(self.path, SCHEMA) as conn:
             if thread_id:
                 conn.execute(
                     "INSERT INTO threads (id, title, database, created, updated) VALUES (?, ?, ?, ?, ?) "
                     "ON CONFLICT(id) DO UPDATE SET updated = excluded.updated",
-                    (thread_id, question[:TITLE_CHARS], outcome.get("database"), now, now))
+                    (thread_id, question[:TITLE_CHARS], outcome.database, now, now))
             conn.execute(
                 "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (run_id, thread_id, now, question, outcome.get("database"), outcome.get("status"),
-                 outcome.get("latency_s"), outcome.get("llm_calls"), outcome.get("prompt_tokens"),
-                 outcome.get("completion_tokens"), json.dumps(stored, default=str)))
+                (run_id, thread_id, now, question, outcome.database, outcome.status, outcome.latency_s,
+                 outcome.llm_calls, outcome.prompt_tokens, outcome.completion_tokens,
+                 json.dumps(stored, default=str)))
         return run_id
 
     def threads(self, database: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
@@ -86,11 +83,11 @@ class RunStore:
         with connect(self.path, SCHEMA) as conn:
             return [dict(r) for r in conn.execute(sql, params)]
 
-    def thread_runs(self, thread_id: str) -> list[dict[str, Any]]:
+    def thread_runs(self, thread_id: str) -> list[Outcome]:
         """The stored outcomes of one conversation, oldest first ([] for an unknown thread)."""
         with connect(self.path, SCHEMA) as conn:
             rows = conn.execute("SELECT outcome FROM runs WHERE thread_id = ? ORDER BY created", (thread_id,))
-            return [json.loads(r["outcome"]) for r in rows]
+            return [Outcome.model_validate_json(r["outcome"]) for r in rows]
 
     def runs(self, search: str | None = None, status: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
         """Run summaries (:data:`SUMMARY_COLUMNS`), newest first, optionally filtered by a question substring

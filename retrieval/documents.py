@@ -13,8 +13,8 @@ import dataclasses
 import hashlib
 import re
 
-from retrieval.schema_reader import format_sample_rows, table_ddl
-from retrieval.schema_types import ColumnInfo, ForeignKey, TableInfo
+from database.schema_reader import format_sample_rows, table_ddl
+from database.schema_types import ColumnInfo, ForeignKey, TableInfo
 
 UNDOCUMENTED = "(undocumented)"
 NOTABLE_NULL_SHARE = 0.05
@@ -40,9 +40,11 @@ def _fk_text(fk: ForeignKey) -> str:
 
 
 def clip_words(text: str, limit: int) -> str:
-    """``text`` stripped; when longer than ``limit`` words, flattened and cut to whole sentences within
-    ``limit`` words (at least the first sentence, itself cut to ``limit`` words plus "..." when longer).
-    ``limit`` <= 0 disables clipping."""
+    """``text`` stripped, and clipped to whole sentences when longer than ``limit`` words.
+
+    A longer text is flattened and cut to whole sentences within ``limit`` words (at least the first
+    sentence, itself cut to ``limit`` words plus "..." when longer). ``limit`` <= 0 disables clipping.
+    """
     words = text.split()
     if limit <= 0 or len(words) <= limit:
         return text.strip()
@@ -133,8 +135,8 @@ def schema_document(
 ) -> str:
     """DDL of ``table`` in ``dialect`` followed by up to ``sample_rows`` sample rows.
 
-    The DDL comes from :func:`retrieval.schema_reader.table_ddl`, the rows from
-    :func:`retrieval.schema_reader.format_sample_rows`; rows are omitted when ``sample_rows`` is 0 or the
+    The DDL comes from :func:`database.schema_reader.table_ddl`, the rows from
+    :func:`database.schema_reader.format_sample_rows`; rows are omitted when ``sample_rows`` is 0 or the
     table has none. With ``profile_hints``, each profiled column's :func:`profile_hint` (``max_values``
     values at most) is appended to its comment after " | " (e.g. ``-- Trading currency | 8 distinct:
     'USD','EUR'...``). The table description is clipped to ``max_table_words`` words (:func:`clip_words`;

@@ -28,7 +28,7 @@ from chromadb.utils.embedding_functions import register_embedding_function
 from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_V2
 
 if TYPE_CHECKING:
-    from agent.configuration import Settings
+    from core.settings import Settings
 
 MODEL_FILES: tuple[str, ...] = (
     "model.onnx",
@@ -143,6 +143,7 @@ class OfflineMiniLM(ONNXMiniLM_L6_V2):
         batch_size: int = 32,
         preferred_providers: list[str] | None = None,
     ) -> None:
+        """Set up the embedding function (arguments as in the class docstring; ``batch_size`` >= 1)."""
         super().__init__(preferred_providers=preferred_providers)
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")

@@ -22,30 +22,21 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import os
-import tempfile
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import yaml
 from pydantic import BaseModel, Field
 from tqdm import tqdm
 
-from agent.llm import LLMError, LLMProvider, UsageLog, chat, invoke_structured
+from core.llm import LLMError, LLMProvider, UsageLog, chat, invoke_structured
+from database.connection import Database, format_cell
+from database.descriptions import VERSION, dump_enriched, load_enriched, write_atomic
+from database.schema_reader import format_sample_rows, read_schema
+from database.schema_types import ColumnInfo, TableInfo
 from prompts import column_description, table_summary
-from retrieval.database import Database, format_cell
 from retrieval.documents import clip_words, profile_hint
-from retrieval.schema_reader import format_sample_rows, read_schema
-from retrieval.schema_types import ColumnInfo, TableInfo
 
-if TYPE_CHECKING:
-    import argparse
-
-    from agent.configuration import Settings
-
-VERSION = 1
-STATUSES = ("pending", "approved", "edited", "rejected")
 COLUMN_BATCH = 8
 ENRICH_MAX_TOKENS = 900
 """Completion cap for one enrichment call: a 150-word summary or 8 column descriptions, as JSON."""
@@ -74,8 +65,11 @@ class ColumnDescriptions(BaseModel):
 
 @dataclasses.dataclass
 class EnrichReport:
-    """Outcome of :func:`enrich`: tables given a summary, number of columns described, tables with nothing
-    to do, per-table error messages (``{table: message}``), wall seconds and the output path."""
+    """Outcome of :func:`enrich`.
+
+    Tables given a summary, number of columns described, tables with nothing to do, per-table error messages
+    (``{table: message}``), wall seconds and the output path.
+    """
 
     out_path: Path
     tables_described: list[str] = dataclasses.field(default_factory=list)
@@ -83,100 +77,6 @@ class EnrichReport:
     tables_skipped: int = 0
     errors: dict[str, str] = dataclasses.field(default_factory=dict)
     seconds: float = 0.0
-
-
-def default_enriched_path(db: Database, state_dir: Path | None = None) -> Path | None:
-    """``<stem>.enriched.yaml`` next to a SQLite file; for server databases ``state_dir/<key>.enriched.yaml``
-    when ``state_dir`` is given, else None."""
-    if db.sqlite_path is not None:
-        return db.sqlite_path.with_name(f"{db.sqlite_path.stem}.enriched.yaml")
-    return state_dir / f"{db.key}.enriched.yaml" if state_dir is not None else None
-
-
-def _entry(raw: Any, where: str) -> dict[str, Any] | None:
-    """Normalise one entry to ``{"text", "status", "model", "generated"}`` (None when empty)."""
-    if isinstance(raw, str):
-        raw = {"text": raw, "status": "edited"}
-    if not isinstance(raw, dict) or not str(raw.get("text") or "").strip():
-        return None
-    status = str(raw.get("status") or "pending").strip().lower()
-    if status not in STATUSES:
-        raise ValueError(f"{where}: unknown review status {status!r}; expected one of {STATUSES}")
-    return {"text": str(raw["text"]).strip(), "status": status, "model": raw.get("model"),
-            "generated": str(raw["generated"]) if raw.get("generated") is not None else None}
-
-
-def load_enriched(path: Path) -> dict[str, Any]:
-    """Parse an enrichment file into ``{"version": 1, "tables": {table: {"description": entry | None,
-    "columns": {column: entry}}}}`` with entries ``{"text", "status", "model", "generated"}``.
-
-    Raises:
-        FileNotFoundError: ``path`` does not exist.
-        ValueError: unsupported ``version`` or unknown review status (yaml.YAMLError for bad YAML).
-    """
-    raw = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-    if not isinstance(raw, dict) or raw.get("version", VERSION) != VERSION:
-        raise ValueError(f"{path}: unsupported enrichment file (expected version: {VERSION})")
-    tables: dict[str, Any] = {}
-    for tname, spec in (raw.get("tables") or {}).items():
-        spec = spec if isinstance(spec, dict) else {"description": spec}
-        cols: dict[str, Any] = spec["columns"] if isinstance(spec.get("columns"), dict) else {}
-        columns = {str(c): e for c, v in cols.items() if (e := _entry(v, f"{path}: {tname}.{c}"))}
-        tables[str(tname)] = {"description": _entry(spec.get("description"), f"{path}: {tname}"),
-                              "columns": columns}
-    return {"version": VERSION, "tables": tables}
-
-
-def merge_enriched(tables: list[TableInfo], enriched: dict[str, Any]) -> None:
-    """Fill missing table/column comments in place from :func:`load_enriched` output (case-insensitive
-    names); existing comments always win and entries with status "rejected" are ignored."""
-    specs = {name.lower(): spec for name, spec in enriched.get("tables", {}).items()}
-    for table in tables:
-        spec = specs.get(table.name.lower())
-        if not spec:
-            continue
-        desc = spec.get("description")
-        if not table.comment and desc and desc["status"] != "rejected":
-            table.comment = desc["text"]
-        columns = {name.lower(): entry for name, entry in spec.get("columns", {}).items()}
-        for col in table.columns:
-            entry = columns.get(col.name.lower())
-            if not col.comment and entry and entry["status"] != "rejected":
-                col.comment = entry["text"]
-
-
-def dump_enriched(data: dict[str, Any]) -> str:
-    """Deterministic YAML text of :func:`load_enriched`-shaped ``data``: ``version`` first, tables and
-    columns sorted by name, entry keys in a fixed order, one line per text; empty tables left out."""
-    def entry(e: dict[str, Any]) -> dict[str, Any]:
-        return {k: e.get(k) for k in ("text", "status", "model", "generated")}
-
-    tables: dict[str, Any] = {}
-    for name in sorted(data.get("tables", {}), key=lambda n: (n.lower(), n)):
-        spec = data["tables"][name]
-        out: dict[str, Any] = {}
-        if spec.get("description"):
-            out["description"] = entry(spec["description"])
-        cols = spec.get("columns") or {}
-        if cols:
-            out["columns"] = {c: entry(cols[c]) for c in sorted(cols, key=lambda n: (n.lower(), n))}
-        if out:
-            tables[name] = out
-    doc = {"version": VERSION, "tables": tables}
-    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=4096, default_flow_style=False)
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same folder and ``os.replace``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _todo(entry: dict[str, Any] | None, force: bool) -> bool:
@@ -249,7 +149,7 @@ def enrich(
     Reads the schema without enriched text (human comments only), with 5 sample rows, profiles and masking
     (``sensitive_patterns``, default: ``llms.settings.retrieval.sensitive_patterns``). Entries already in
     ``out_path`` are skipped; ``force`` regenerates pending and rejected ones (approved/edited are kept).
-    Every LLM call uses role "generator" through :func:`agent.llm.invoke_structured` and is recorded in
+    Every LLM call uses role "generator" through :func:`core.llm.invoke_structured` and is recorded in
     ``usage``; ``model_name`` and ``today`` (default: today) are the recorded provenance. A table whose call
     fails (LLMError) is recorded in ``report.errors`` and the run continues; the file is rewritten after
     each table that produced text.
@@ -306,31 +206,3 @@ def enrich(
             write_atomic(out_path, dump_enriched(data))
     report.seconds = time.perf_counter() - started
     return report
-
-
-def cmd_enrich(args: argparse.Namespace, settings: Settings) -> int:
-    """``nl2sql enrich [--database URL] [--out PATH] [--force]``: describe undocumented tables and columns.
-
-    ``args`` needs ``out`` (path or None: the default of :func:`default_enriched_path`, server databases in
-    ``settings.state_dir``) and ``force``; ``args.database`` (optional) overrides the database URL. Starts
-    the local model server when the generator uses it. Returns 0, or 1 when some tables failed.
-    Raises LocalServerError/ModelFileError (RuntimeError) when the local server cannot start.
-    """
-    from agent.local_server import ensure_local_server
-
-    settings = settings.with_database(getattr(args, "database", None))
-    db = Database.from_settings(settings)
-    out = Path(args.out) if getattr(args, "out", None) else default_enriched_path(db, settings.state_dir)
-    assert out is not None
-    if settings.generator.is_local_default:
-        ensure_local_server(settings)
-    usage = UsageLog()
-    report = enrich(db, LLMProvider(settings), out, usage=usage, model_name=settings.generator.model,
-                    force=bool(getattr(args, "force", False)), progress=not getattr(args, "quiet", False))
-    totals = usage.totals()
-    print(f"Enriched '{db.key}' -> {out}: {len(report.tables_described)} table summaries, "
-          f"{report.columns_described} column descriptions, {report.tables_skipped} tables already done; "
-          f"{int(totals['llm_calls'])} LLM calls in {report.seconds:.1f} s")
-    for table, error in sorted(report.errors.items()):
-        print(f"  failed: {table}: {error}")
-    return 1 if report.errors else 0

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from rank_bm25 import BM25Okapi
 
-from retrieval.joins import JoinGraph, join_graph
+from database.joins import JoinGraph, join_graph
 from retrieval.manifest import snapshot_id
 from retrieval.store import DESCRIPTION_INDEX, SCHEMAS_INDEX, VectorStore
 
@@ -142,8 +142,11 @@ class TableCatalog:
 
 
 def lexical_text(description: str, schema: str) -> str:
-    """What BM25 indexes for a table: its description document plus its schema document (DDL with column
-    comments and sample values), so column documentation such as "Last (closing) price" is searchable."""
+    """What BM25 indexes for a table: its description document plus its schema document.
+
+    The schema document is DDL with column comments and sample values, so column documentation such as
+    "Last (closing) price" is searchable.
+    """
     return f"{description}\n{schema}"
 
 

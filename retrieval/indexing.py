@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm.auto import tqdm
 
+from database.schema_reader import read_schema
+from database.schema_types import TableInfo
 from retrieval.documents import description_document, schema_document, table_doc_id
 from retrieval.examples_store import (
     Example,
@@ -28,13 +30,11 @@ from retrieval.examples_store import (
     prepare_examples,
 )
 from retrieval.manifest import HASH_KEY, content_hash, refresh_snapshot, snapshot_id
-from retrieval.schema_reader import read_schema
-from retrieval.schema_types import TableInfo
 from retrieval.store import DESCRIPTION_INDEX, SCHEMAS_INDEX, Metadata, VectorStore
 
 if TYPE_CHECKING:
-    from agent.configuration import Settings
-    from retrieval.database import Database
+    from core.settings import Settings
+    from database.connection import Database
 
 __all__ = [
     "BATCH", "IndexReport", "TableSync", "build_indexes", "index_examples", "index_tables", "load_examples",
@@ -47,8 +47,10 @@ BATCH = 32
 
 @dataclass
 class TableSync:
-    """What :func:`sync_tables` changed. Table lists are sorted; column dicts map table -> column names in
-    schema order (only tables present before and after, and only when the old index recorded columns).
+    """What :func:`sync_tables` changed.
+
+    Table lists are sorted; column dicts map table -> column names in schema order (only tables present
+    before and after, and only when the old index recorded columns).
 
     ``changed_tables``: tables present before whose documents changed; ``changed_docs`` / ``unchanged_docs``:
     documents (both collections) re-embedded / left untouched; ``first_build``: nothing was indexed before.
@@ -122,8 +124,10 @@ class IndexReport(TableSync):
 
 
 def load_examples(path: Path) -> list[dict[str, str]]:
-    """Read a JSONL file of ``{"question", "sql"}`` objects with optional ``id``, ``source``, ``status``,
-    ``added`` (blank lines and ``#`` lines skipped; other keys dropped; values stripped).
+    """Read a JSONL file of ``{"question", "sql"}`` objects.
+
+    Optional keys: ``id``, ``source``, ``status``, ``added``. Blank lines and ``#`` lines are skipped, other
+    keys dropped, values stripped.
 
     Raises:
         OSError: the file cannot be read.
@@ -259,7 +263,7 @@ def build_indexes(
             untouched; a list (even empty) replaces them. Excluded statuses are left out, duplicates merged,
             and examples whose SQL fails are flagged (``skipped_examples``), not indexed.
         sample_rows: sample rows per table in the schema documents.
-        metadata_path: YAML of table/column descriptions for :func:`retrieval.schema_reader.read_schema`
+        metadata_path: YAML of table/column descriptions for :func:`database.schema_reader.read_schema`
             (default: the SQLite sidecar ``<stem>.metadata.yaml`` when present).
         progress: show a tqdm progress bar (documents processed) on stderr.
         feedback: approved feedback records (``{"question", "sql", ...}``) added to ``examples``.

@@ -4,7 +4,7 @@ Table retrieval is two-stage. Stage 1 ranks the database's tables: ``"dense"`` b
 question to the per-table description documents (``description_index``); ``"hybrid"`` (default) fuses that
 ranking with a BM25 ranking over identifier-aware tokens (:mod:`retrieval.hybrid`) by reciprocal rank fusion
 (Cormack et al. 2009). Stage 2 attaches each winner's DDL + sample-rows document (``schemas_index``) and,
-optionally, the bridge tables needed to join the winners along foreign keys (:mod:`retrieval.joins`).
+optionally, the bridge tables needed to join the winners along foreign keys (:mod:`database.joins`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from database.joins import bridge_tables
 from retrieval.hybrid import RRF_K, TableCatalog, load_catalog, rrf_fuse
-from retrieval.joins import bridge_tables
 from retrieval.store import DESCRIPTION_INDEX, EXAMPLES_INDEX, VectorStore
 
 Mode = Literal["dense", "hybrid"]
@@ -96,9 +96,13 @@ def retrieve_tables(
     missed are appended with score 0.0). A table without a schema document falls back to its description.
 
     Args:
+        store: the vector store holding the table indexes.
+        db_key: the database's key (:attr:`database.connection.Database.key`).
+        question: the user's question.
+        k: how many tables to return.
         mode: ``"hybrid"`` (dense + BM25, RRF) or ``"dense"`` (cosine similarity only).
         with_bridges: also append (``bridge=True``, after the ``k`` ranked tables) the tables needed to join
-            them along foreign keys (:func:`retrieval.joins.bridge_tables`).
+            them along foreign keys (:func:`database.joins.bridge_tables`).
 
     Returns:
         Up to ``k`` :class:`TableHit` (plus bridges); empty when ``k <= 0`` or the database is not indexed.

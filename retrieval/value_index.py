@@ -1,9 +1,10 @@
-"""Index side of referential search: which columns' values are indexed, reading them, writing
-``values_index``, and the per-store in-memory candidate lists (see :mod:`retrieval.values` for the record
-layout and the search side).
+"""Index side of referential search: indexed columns and their values, ``values_index``, candidate lists.
+
+It decides which columns' values are indexed, reads them, writes ``values_index`` and keeps the per-store
+in-memory candidate lists (see :mod:`retrieval.values` for the record layout and the search side).
 
 All statements are built with sqlglot (identifiers quoted) and run through
-:meth:`retrieval.database.Database.run_query`, i.e. the guarded read-only path with its timeout and row cap.
+:meth:`database.connection.Database.run_query`, i.e. the guarded read-only path with its timeout and row cap.
 """
 
 from __future__ import annotations
@@ -21,16 +22,16 @@ from typing import TYPE_CHECKING, Any
 import sqlglot.expressions as exp
 from tqdm.auto import tqdm
 
-from retrieval.database import Database
+from database.connection import Database
+from database.masking import is_sensitive, snake_case
+from database.schema_reader import read_schema
+from database.schema_types import ColumnInfo, TableInfo
 from retrieval.manifest import read_manifest
-from retrieval.masking import is_sensitive, snake_case
-from retrieval.schema_reader import read_schema
-from retrieval.schema_types import ColumnInfo, TableInfo
 from retrieval.store import VALUES_INDEX, Metadata, VectorStore
 from retrieval.value_matching import CandidateList
 
 if TYPE_CHECKING:
-    from agent.configuration import Settings
+    from core.settings import Settings
 
 MAX_DISTINCT = 5000
 """Columns with more distinct values than this are not indexed."""
@@ -67,10 +68,12 @@ _DATE_OR_NUMBER = re.compile(r"^\s*(\d{4}-\d{2}-\d{2}([ T][\d:.]+)?|[-+]?[\d.,\s
 
 @dataclass(frozen=True)
 class ValueEntry:
-    """One indexed value: ``value`` stored in ``table.column``; ``id`` is the row's ``id_column`` value when
-    the value is unique in its column (else None); ``siblings`` are ``(column, value)`` pairs of the row's
-    other identifying columns; ``rows`` is the table's row count (smaller tables win ties: master data
-    first)."""
+    """One indexed value: ``value`` stored in ``table.column``.
+
+    ``id`` is the row's ``id_column`` value when the value is unique in its column (else None); ``siblings``
+    are ``(column, value)`` pairs of the row's other identifying columns; ``rows`` is the table's row count
+    (smaller tables win ties: master data first).
+    """
 
     value: str
     table: str
@@ -110,8 +113,10 @@ def entry_from_metadata(meta: Metadata) -> ValueEntry:
 
 
 def indexable_columns(table: TableInfo, patterns: Sequence[str]) -> list[ColumnInfo]:
-    """Columns of ``table`` whose values may be indexed: text-typed (or untyped), not date-named, not
-    sensitive. Cardinality and length are checked later on the data (:func:`read_entries`)."""
+    """Columns of ``table`` whose values may be indexed: text-typed or untyped, not date-named, not sensitive.
+
+    Cardinality and length are checked later on the data (:func:`read_entries`).
+    """
     return [
         c for c in table.columns
         if not _NON_TEXT_TYPE.search(c.type.upper().strip()) and not _DATE_NAME.search(snake_case(c.name))
@@ -180,8 +185,10 @@ def _attach_siblings(
     db: Database, table: TableInfo, pk: str | None, kept: list[tuple[ColumnInfo, bool, float]],
     entries: list[ValueEntry], total: int,
 ) -> list[ValueEntry]:
-    """Add the values of the table's unique indexed columns other than the key (shortest first) to every
-    keyed entry."""
+    """Add the values of the table's other unique indexed columns to every keyed entry.
+
+    These are the unique indexed columns other than the key, shortest first.
+    """
     unique = [c.name for c, is_unique, _avg in sorted(kept, key=lambda k: k[2]) if is_unique and c.name != pk]
     if not pk or not unique or not any(e.id is not None for e in entries):
         return entries
@@ -238,8 +245,10 @@ def write_value_index(
 
 @dataclass
 class DbValues:
-    """One database's value entries with their fuzzy candidate list and lookups (cached per store):
-    ``position`` maps (table, column, value) to an entry index, ``by_value`` a value to its entries."""
+    """One database's value entries with their fuzzy candidate list and lookups (cached per store).
+
+    ``position`` maps (table, column, value) to an entry index, ``by_value`` a value to its entries.
+    """
 
     entries: list[ValueEntry]
     candidates: CandidateList
@@ -275,8 +284,11 @@ def _signature(store: VectorStore, db_key: str) -> tuple[int, str | None]:
 
 
 def load_values(store: VectorStore, db_key: str) -> DbValues:
-    """The candidate list of ``db_key``: cached per store, re-read from ``values_index`` when the record count
-    or the manifest's snapshot id changed (another process re-indexed). Empty when not indexed."""
+    """The candidate list of ``db_key``, cached per store; empty when not indexed.
+
+    It is re-read from ``values_index`` when the record count or the manifest's snapshot id changed (another
+    process re-indexed).
+    """
     signature = _signature(store, db_key)
     try:
         cached = _CACHE.get(store, {}).get(db_key)
@@ -299,14 +311,15 @@ def build_value_index(
     max_distinct: int = MAX_DISTINCT,
     progress: bool = False,
 ) -> int:
-    """Index the distinct values of ``tables``' identifier and low-cardinality text columns into
-    ``values_index`` (one record per table, column and value; see the module docstring) and refresh the
-    in-memory candidate list of ``db.key``.
+    """Index the distinct values of ``tables``' identifier and low-cardinality text columns.
+
+    Values go into ``values_index`` (one record per table, column and value; see the module docstring) and
+    the in-memory candidate list of ``db.key`` is refreshed.
 
     Args:
         db: the database (values are read through its guarded read-only path).
         store: the vector store; each value is embedded once (unchanged records are not re-embedded).
-        tables: the schema (:func:`retrieval.schema_reader.read_schema`).
+        tables: the schema (:func:`database.schema_reader.read_schema`).
         sensitive_patterns: column-name regexes never indexed (default :data:`DEFAULT_SENSITIVE_PATTERNS`);
             :data:`CREDENTIAL_PATTERNS` always apply as well.
         max_distinct: columns with more distinct values are skipped.

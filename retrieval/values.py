@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent.llm import LLMError, LLMProvider, UsageLog, chat, invoke_structured
+from core.llm import LLMError, LLMProvider, UsageLog, chat, invoke_structured
 from retrieval.store import VALUES_INDEX, Hit, VectorStore
 from retrieval.value_index import DbValues, ValueEntry, build_value_index, index_values, load_values
 from retrieval.value_matching import Mention, extract_mentions
@@ -111,8 +111,10 @@ class _Option:
     source: str
 
     def primary(self, entries: list[ValueEntry]) -> int:
-        """Best member: highest score, then a row id, then the value being the key itself, then the smaller
-        table (master data before transactions), then by name."""
+        """Best member: highest score, then a row id, then the value being the key itself, and so on.
+
+        After those: the smaller table (master data before transactions), then by name.
+        """
         def rank(member: tuple[float, int]) -> tuple[float, bool, bool, int, str]:
             e = entries[member[1]]
             return (-member[0], e.id is None, e.column != e.id_column, e.rows, f"{e.table}.{e.column}")
@@ -140,8 +142,11 @@ def _options(mention: Mention, scores: dict[int, tuple[float, str]], data: DbVal
 
 
 def _span_rank(item: tuple[Mention, list[_Option]]) -> tuple[float, ...]:
-    """Order in which mentions claim their span: strong matches (>= :data:`STRONG`) longest first ("Bank of
-    America" before "America"), then weaker ones by score ("Tesla" before "Tesla and Nvidia")."""
+    """Order in which mentions claim their span.
+
+    Strong matches (>= :data:`STRONG`) longest first ("Bank of America" before "America"), then weaker ones
+    by score ("Tesla" before "Tesla and Nvidia").
+    """
     mention, options = item
     strong = options[0].score >= STRONG
     return (-strong, -mention.n_words if strong else 0, -round(options[0].score), -mention.n_words,
@@ -152,9 +157,11 @@ def _embedding_scores(
     mentions: Sequence[Mention], fuzzy: dict[Mention, dict[int, float]], store: VectorStore,
     db_key: str, data: DbValues,
 ) -> dict[Mention, dict[int, float]]:
-    """Cosine matches (score = 100 x cos) of up to :data:`EMBED_MAX_QUERIES` mentions: not tickers, not
-    overlapping a mention with an exact or core-name hit, half of their words capitalised or known values'
-    words; quoted and capitalised mentions first, then longer ones."""
+    """Cosine matches (score = 100 x cos) of up to :data:`EMBED_MAX_QUERIES` mentions.
+
+    Mentions are not tickers, not overlapping a mention with an exact or core-name hit, half of their words
+    capitalised or known values' words; quoted and capitalised mentions first, then longer ones.
+    """
     solved = [m for m in mentions if max(fuzzy[m].values(), default=0.0) >= 97.0]
     pending = [m for m in mentions if m.kind != "ticker" and not any(m.overlaps(s) for s in solved)
                and data.candidates.anchored(m)]
@@ -183,11 +190,12 @@ def search_values(
 
     Args:
         question: the user's question (any language works for fuzzy matching; mentions are found in it).
-        db_key: :attr:`retrieval.database.Database.key` of an indexed database.
+        db_key: :attr:`database.connection.Database.key` of an indexed database.
         store: the vector store holding ``values_index`` (see :func:`build_value_index`).
         limit: at most this many matches (the strongest mentions).
-        llms, usage: the filter model (role ``"filter"``) and the question's usage log; when ``llms`` is None,
-            ambiguous mentions take their top-ranked option (no LLM call).
+        llms: the filter model (role ``"filter"``); when ``llms`` is None, ambiguous mentions take their
+            top-ranked option (no LLM call).
+        usage: the question's usage log.
         use_embeddings: also match mentions by embedding similarity (one vector query per embedded mention).
 
     Returns:
@@ -262,7 +270,10 @@ def choose_options(
     """Ask the ``filter`` model, in one call, which option each ambiguous mention means.
 
     Args:
+        question: the user's question.
         items: ``(mention, option descriptions)`` pairs (at most 8 are asked; the rest get None).
+        llms: provider of the ``filter`` model.
+        usage: the question's usage log (the call is recorded there).
 
     Returns:
         One 0-based option index per item, or None where the reply is missing, out of range or the call failed

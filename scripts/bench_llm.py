@@ -26,8 +26,8 @@ from pydantic import BaseModel, Field
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent.configuration import LOCAL_MODEL_NAME, Settings  # noqa: E402
-from agent.local_server import LocalLLMServer, ensure_local_server, server_root  # noqa: E402
+from core.local_server import LocalLLMServer, ensure_local_server, server_root  # noqa: E402
+from core.settings import LOCAL_MODEL_NAME, Settings  # noqa: E402
 
 COLUMNS = "id INTEGER PRIMARY KEY, ticker TEXT NOT NULL, trade_date DATE, price NUMERIC(12,4), volume BIGINT"
 

@@ -29,13 +29,13 @@ from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent.configuration import Settings  # noqa: E402
+from core.settings import Settings  # noqa: E402
+from database.schema_types import ColumnInfo, ForeignKey, TableInfo  # noqa: E402
 from retrieval.embeddings import get_embedding_function  # noqa: E402
 from retrieval.hybrid import load_catalog  # noqa: E402
 from retrieval.indexing import sync_tables  # noqa: E402
 from retrieval.manifest import refresh_snapshot  # noqa: E402
 from retrieval.retrievers import retrieve_tables  # noqa: E402
-from retrieval.schema_types import ColumnInfo, ForeignKey, TableInfo  # noqa: E402
 from retrieval.store import ChromaStore  # noqa: E402
 from tools.schema_retrieval import RetrieveSchemaArgs, RetrieveSchemaTool  # noqa: E402
 

@@ -30,13 +30,13 @@ import sqlglot.expressions as exp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent.configuration import DATA_DIR, Settings  # noqa: E402
+from core.settings import DATA_DIR, Settings  # noqa: E402
+from database.connection import Database  # noqa: E402
+from database.joins import bridge_tables  # noqa: E402
 from eval.datasets import EvalItem, load_demo, load_spider  # noqa: E402
-from retrieval.database import Database  # noqa: E402
 from retrieval.embeddings import get_embedding_function  # noqa: E402
 from retrieval.hybrid import TableCatalog, load_catalog  # noqa: E402
 from retrieval.indexing import build_indexes  # noqa: E402
-from retrieval.joins import bridge_tables  # noqa: E402
 from retrieval.retrievers import Mode, TableHit, rank_tables  # noqa: E402
 from retrieval.store import ChromaStore  # noqa: E402
 from tools.schema_retrieval import select_within_budget  # noqa: E402

@@ -32,13 +32,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent.configuration import DATA_DIR, Settings  # noqa: E402
-from agent.llm import LLMProvider, UsageLog  # noqa: E402
-from agent.testing import ScriptedChatModel  # noqa: E402
-from retrieval.database import Database  # noqa: E402
+from core.llm import LLMProvider, UsageLog  # noqa: E402
+from core.settings import DATA_DIR, Settings  # noqa: E402
+from database.connection import Database  # noqa: E402
 from retrieval.embeddings import get_embedding_function  # noqa: E402
 from retrieval.store import VALUES_INDEX, ChromaStore  # noqa: E402
 from retrieval.values import ValueMatch, index_values, search_values  # noqa: E402
+from tests.support.scripted_model import ScriptedChatModel  # noqa: E402
 
 
 def _hits(entity: dict[str, Any], match: ValueMatch, row_of: dict[tuple[str, str, str], Any]) -> tuple[bool, bool]:

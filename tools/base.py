@@ -16,9 +16,9 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 from langchain_core.runnables.config import ContextThreadPoolExecutor
 from pydantic import BaseModel, Field
 
-from agent.configuration import Settings
-from agent.llm import LLMProvider, UsageLog
-from retrieval.database import Database
+from core.llm import LLMProvider, UsageLog
+from core.settings import Settings
+from database.connection import Database
 from retrieval.store import VectorStore
 
 ResultKind = Literal["schema", "examples", "values", "insights", "sql", "rows", "chart", "text", "error"]
@@ -95,14 +95,42 @@ A = TypeVar("A", bound=BaseModel)
 
 
 class Tool(ABC, Generic[A]):
-    """Base class of worker tools; subclasses set ``name``, ``description`` and ``Args``."""
+    """Base class of worker tools: the one place a tool is declared.
+
+    A subclass sets its name, the description the planner reads, its Pydantic ``Args``, the kind of result it
+    returns and its plan rules; the plan types (:func:`agent.plan.draft_model`), plan validation and
+    completion, the planner prompt's tool list and the enabled list are all derived from these declarations
+    through :class:`~tools.registry.ToolRegistry`. Adding a tool is one module plus one line in
+    :func:`tools.registry.default_registry`.
+    """
 
     name: ClassVar[str]
+    """Tool name as plan steps write it, e.g. ``"generate_sql"``."""
     description: ClassVar[str]
+    """One line for the planner: what the tool does and ``(input: ...)``."""
     Args: ClassVar[type[BaseModel]]
+    """Validated arguments built by :meth:`build_args`."""
+    result_kind: ClassVar[ResultKind]
+    """Kind of evidence a successful run returns; a plan must end its own steps with a ``rows`` tool."""
+    requires: ClassVar[tuple[str, ...]] = ()
+    """A step of this tool must reference at least one earlier step of one of these tools (empty: no rule)."""
+    planned: ClassVar[bool] = True
+    """True when the planner writes steps of this tool; False for quality steps that plan completion appends
+    after the last query execution, in registry order (the judge, the verifier)."""
+    final: ClassVar[bool] = False
+    """True for presentation tools (the chart) that plan completion moves after the quality steps, onto the
+    final result; added also when :meth:`wanted` says the question asks for it."""
     handles_failures: ClassVar[bool] = False
     """True for tools that run even when a referenced step failed (the judge and the verifier repair or
     report failures); other tools are skipped with the failure passed on."""
+
+    def enabled(self, settings: Settings) -> bool:
+        """Whether plans may use this tool under ``settings`` (default: always)."""
+        return True
+
+    def wanted(self, question: str) -> bool:
+        """Whether ``question`` asks for this (final) tool even when the planner did not write it."""
+        return False
 
     @abstractmethod
     def build_args(self, call: ToolCall, ctx: ToolContext) -> A:

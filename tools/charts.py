@@ -10,7 +10,7 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import BaseModel, Field, ValidationError
 
-from agent.llm import LLMError, chat, invoke_structured
+from core.llm import LLMError, chat, invoke_structured
 from prompts import chart as prompt
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
 
@@ -112,8 +112,15 @@ class BuildChartTool(Tool[BuildChartArgs]):
     result has no rows or nothing numeric to plot."""
 
     name = "build_chart"
+    result_kind = "chart"
+    requires = ("execute_sql", "judge_sql", "verify_sql")
+    final = True
     description = "draw a chart of a query result when the user asks for one (input: the execute_sql step id)"
     Args = BuildChartArgs
+
+    def wanted(self, question: str) -> bool:
+        """True when the question asks for a chart, plot or graph (:func:`wants_chart`)."""
+        return wants_chart(question)
 
     def build_args(self, call: ToolCall, ctx: ToolContext) -> BuildChartArgs:
         """Columns and rows of the referenced ``rows`` result."""

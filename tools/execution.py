@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from retrieval.database import QueryResult
+from database.connection import QueryResult
 from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently
 
 PREVIEW_ROWS = 10
@@ -103,7 +103,7 @@ def failure_value(outcomes: list[dict[str, Any]], carry: dict[str, Any]) -> dict
 
 
 class ExecuteSQLTool(Tool[ExecuteSQLArgs]):
-    """Runs every candidate through :meth:`retrieval.database.Database.run_query` (guard, read-only,
+    """Runs every candidate through :meth:`database.connection.Database.run_query` (guard, read-only,
     timeout, row cap), in parallel.
 
     Returns ``kind="rows"`` with :func:`selection_value` (the majority result selected; failures and empty
@@ -112,6 +112,8 @@ class ExecuteSQLTool(Tool[ExecuteSQLArgs]):
     """
 
     name = "execute_sql"
+    result_kind = "rows"
+    requires = ("generate_sql",)
     description = "run the SQL candidates of a generate_sql step, read-only (input: that step's id)"
     Args = ExecuteSQLArgs
     handles_failures = True  # a generation whose candidates were all refused is passed on to the verifier

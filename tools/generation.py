@@ -2,7 +2,7 @@
 
 Candidate strategies follow CHASE-SQL (Pourreza et al. 2024): Divide-and-Conquer chain-of-thought and
 Query-Plan chain-of-thought, plus a ``direct`` prompt (SQL only, the single-candidate baseline). Which
-candidates run (strategy, temperature, count) comes from :meth:`agent.configuration.Settings.candidate_specs`.
+candidates run (strategy, temperature, count) comes from :meth:`core.settings.Settings.candidate_specs`.
 Every candidate is cleaned and checked by the read-only guard in the database's dialect (sqlglot) before any
 execution; a failed candidate is kept with its error, so the trace shows it.
 """
@@ -16,10 +16,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
-from agent.configuration import CandidateSpec
-from agent.llm import LLMError, chat, invoke_structured
+from core.llm import LLMError, chat, invoke_structured
+from core.settings import CandidateSpec
+from database.guard import guard_sql
 from prompts import generator as prompt
-from retrieval.guard import guard_sql
 from retrieval.values import ValueMatch
 from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently
 
@@ -136,6 +136,8 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
     Fails (``ok=False``) only when no candidate is usable."""
 
     name = "generate_sql"
+    result_kind = "sql"
+    requires = ("retrieve_schema",)
     description = "write SQL candidates for the question (input: question plus the schema and examples ids)"
     Args = GenerateSQLArgs
 

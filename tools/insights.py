@@ -12,7 +12,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
-from agent.llm import chat, invoke_structured
+from core.llm import chat, invoke_structured
+from core.settings import Settings
 from prompts import insights as prompt
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
 
@@ -72,9 +73,15 @@ class TableInsightsTool(Tool[TableInsightsArgs]):
     fields plus ``dropped_tables`` (names not in the schema)."""
 
     name = "table_insights"
+    result_kind = "insights"
+    requires = ("retrieve_schema",)
     description = ("only for vague questions: summarize which tables, columns, joins and filters answer it "
                    "(input: the question plus the schema and values ids)")
     Args = TableInsightsArgs
+
+    def enabled(self, settings: Settings) -> bool:
+        """Offered only with ``use_insights`` (one extra LLM call, ~12 s on the local model)."""
+        return settings.use_insights
 
     def build_args(self, call: ToolCall, ctx: ToolContext) -> TableInsightsArgs:
         """Schema text and table names from referenced ``schema`` results; values from ``values`` results."""

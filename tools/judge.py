@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent.llm import LLMError, chat, invoke_structured
+from core.llm import LLMError, chat, invoke_structured
 from prompts import judge as prompt
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
 from tools.execution import preview_text, rows_result
@@ -112,6 +112,9 @@ class JudgeSQLTool(Tool[JudgeArgs]):
     in ``value["judge"]``; a failed execution is passed on unchanged (the verifier repairs it)."""
 
     name = "judge_sql"
+    result_kind = "rows"
+    requires = ("execute_sql",)
+    planned = False
     description = "pick the best candidate result (input: the execute_sql step id)"
     Args = JudgeArgs
     handles_failures = True

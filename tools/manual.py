@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.llm import UsageLog
-from tools.base import ToolCall, ToolResult
+from tools.base import ToolCall, ToolContext, ToolResult
+from tools.registry import ToolRegistry
 
 
 @dataclass
@@ -28,20 +28,19 @@ class ManualRun:
         return self.steps[-1][2]
 
 
-def run_tool(deps: Any, tool: str, question: str, tool_input: str = "",
+def run_tool(registry: ToolRegistry, ctx: ToolContext, tool: str, question: str, tool_input: str = "",
              prerequisites: list[str] | None = None) -> ManualRun:
     """Run ``tool`` on ``question`` and ``tool_input`` after ``prerequisites`` (tool names, run with an empty
-    input, in order). ``deps`` is an :class:`agent.graph.AgentDeps`. Unknown tools and bad input come back as
-    failed results (never raised), as in a plan."""
-    usage = UsageLog()
-    ctx = deps.context(usage)
+    input, in order), with the tools of ``registry`` in context ``ctx`` (its ``usage`` log collects the LLM
+    calls). Unknown tools and bad input come back as failed results (never raised), as in a plan."""
+    usage = ctx.usage
     run = ManualRun()
     refs: dict[str, ToolResult] = {}
     for i, name in enumerate([*(prerequisites or []), tool], start=1):
         step_id = f"#E{i}"
         last = i == len(prerequisites or []) + 1
         call = ToolCall(question, step_id, name, tool_input if last else "", dict(refs) if last else {})
-        result = deps.registry.run(call, ctx)
+        result = registry.run(call, ctx)
         refs[step_id] = result
         run.steps.append((step_id, name, result))
     run.usage = [c.to_dict() for c in usage.calls]

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agent.llm import LLMError, chat, invoke_structured
+from core.llm import LLMError, chat, invoke_structured
 from prompts import organizer as prompt
 from tools.base import ToolContext
 

@@ -15,7 +15,7 @@ import sqlglot
 from rapidfuzz import fuzz, process
 from sqlglot import exp
 
-from retrieval.database import Database
+from database.connection import Database
 
 PROBE_ROWS = 200
 SHOWN_VALUES = 6

@@ -30,6 +30,7 @@ class SearchValuesTool(Tool[SearchValuesArgs]):
     ``{"matches": [ValueMatch.to_dict(), ...], "indexed": bool}``. No match is a successful empty result."""
 
     name = "search_values"
+    result_kind = "values"
     description = ("resolve names, tickers, codes and other values mentioned in the question to exact "
                    "database values (input: the question)")
     Args = SearchValuesArgs

@@ -2,7 +2,7 @@
 
 Two-stage Table Schema Retriever: stage 1 ranks tables by hybrid search (dense + BM25, reciprocal rank fusion;
 :mod:`retrieval.retrievers`), stage 2 attaches their chunks from ``schemas_index`` plus the *bridge* tables
-needed to join them along foreign keys (:mod:`retrieval.joins`). A bridge is budgeted together with the ranked
+needed to join them along foreign keys (:mod:`database.joins`). A bridge is budgeted together with the ranked
 table that needs it, so it is never dropped in favour of a lower-ranked table. Chosen tables are emitted in a
 canonical (alphabetical) order so that, for a given database, the schema prompt is a stable prefix the LLM
 server's prompt cache reuses; a database whose whole schema fits the budget is shown whole (perfect recall, and
@@ -17,8 +17,8 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, Field
 
+from database.joins import JoinGraph, bridge_tables, join_paths
 from retrieval.hybrid import load_catalog
-from retrieval.joins import JoinGraph, bridge_tables, join_paths
 from retrieval.retrievers import TableHit, rank_tables
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
 
@@ -107,6 +107,7 @@ class RetrieveSchemaTool(Tool[RetrieveSchemaArgs]):
     ``snapshot`` (index snapshot id, for the trace)."""
 
     name = "retrieve_schema"
+    result_kind = "schema"
     description = "find the tables and columns relevant to a search query (input: keywords)"
     Args = RetrieveSchemaArgs
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agent.configuration import CandidateSpec
+from core.settings import CandidateSpec
 from prompts import verifier as prompt
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
 from tools.execution import execute_candidates, pick_majority, preview_text, rows_result, selection_value
@@ -52,6 +52,9 @@ class VerifySQLTool(Tool[VerifyArgs]):
     """
 
     name = "verify_sql"
+    result_kind = "rows"
+    requires = ("judge_sql", "execute_sql")
+    planned = False
     description = "repair the query when it failed, was empty or scored low (input: the judge_sql step id)"
     Args = VerifyArgs
     handles_failures = True

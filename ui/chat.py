@@ -1,28 +1,25 @@
-"""The chat page: questions in, answers out, with a live status of the plan steps, durable conversations
-(reopen any past one) and feedback on every answer."""
+"""The chat page: questions in, answers out.
+
+With a live status of the plan steps, durable conversations (reopen any past one) and feedback on every
+answer.
+"""
 
 from __future__ import annotations
 
 import time
-import uuid
 from datetime import datetime
 from typing import Any
 
 import streamlit as st
 
+from agent.context import AgentDeps
+from agent.graph import AgentGraph
+from agent.outcome import Outcome
 from agent.runner import ask
 from records.runs import new_thread_id
 from ui import services
 from ui.messages import explain
 from ui.render import feedback_widget, show_turn
-
-
-def error_outcome(question: str, thread_id: str, database: str | None, text: str, started: float) -> dict[str, Any]:
-    """An outcome for a turn that raised (kept in the conversation like any answer)."""
-    return {"answer": text, "status": "error", "sql": None, "rows": [], "columns": [], "question": question,
-            "thread_id": thread_id, "run_id": str(uuid.uuid4()), "database": database, "llm_calls": 0,
-            "prompt_tokens": 0, "completion_tokens": 0, "latency_s": round(time.perf_counter() - started, 3),
-            "trace": [], "usage": [], "plan": []}
 
 
 def step_line(record: dict[str, Any]) -> str:
@@ -52,8 +49,10 @@ def open_thread(thread_id: str) -> None:
 
 
 def sidebar(database: str) -> None:
-    """New conversation, and the list of past conversations of this database to reopen (drawn last, so a
-    question just answered is listed)."""
+    """New conversation, and the list of past conversations of this database to reopen.
+
+    Drawn last, so a question just answered is listed.
+    """
     with st.sidebar:
         st.button("New conversation", icon=":material/add:", width="stretch", on_click=open_thread,
                   args=(new_thread_id(),))
@@ -69,7 +68,7 @@ def sidebar(database: str) -> None:
                       args=(t["id"],))
 
 
-def answer(question: str, deps: Any, graph: Any, thread_id: str) -> dict[str, Any]:
+def answer(question: str, deps: AgentDeps, graph: AgentGraph, thread_id: str) -> Outcome:
     """Run one turn with a live status of its steps; always returns an outcome (errors included)."""
     started = time.perf_counter()
     with st.status("Planning...", expanded=True) as status:
@@ -89,9 +88,10 @@ def answer(question: str, deps: Any, graph: Any, thread_id: str) -> dict[str, An
         try:
             out = ask(deps, question, graph=graph, thread_id=thread_id, on_event=on_event)
         except Exception as exc:  # never lose the conversation: the failure becomes the turn's answer
-            out = error_outcome(question, thread_id, deps.db.key, f"{type(exc).__name__}: {exc}", started)
-        failed = out.get("status") == "error"
-        status.update(label=f"{'Failed' if failed else 'Done'} in {out.get('latency_s', 0):.1f} s",
+            out = Outcome.failure(f"{type(exc).__name__}: {exc}", question=question, database=deps.db.key,
+                                  thread_id=thread_id, started=started)
+        failed = out.status == "error"
+        status.update(label=f"{'Failed' if failed else 'Done'} in {out.latency_s:.1f} s",
                       state="error" if failed else "complete", expanded=False)
     return out
 
@@ -116,10 +116,10 @@ def chat_page() -> None:
                 "conversation.")
     for i, out in enumerate(turns):
         with st.chat_message("user"):
-            st.markdown(out["question"])
+            st.markdown(out.question)
         with st.chat_message("assistant"):
-            show_turn(out, cfg, key=out.get("run_id", str(i)))
-            feedback_widget(out, deps, feedback, key=out.get("run_id", str(i)))
+            show_turn(out, cfg, key=out.run_id or str(i))
+            feedback_widget(out, deps, feedback, key=out.run_id or str(i))
     if question:
         with st.chat_message("user"):
             st.markdown(question)
@@ -129,6 +129,6 @@ def chat_page() -> None:
                 runs.save_run(out)
             except Exception as exc:  # the answer is still shown; the failure to store it is reported
                 st.warning(f"This answer could not be saved to the conversation history: {exc}")
-            show_turn(out, cfg, key=out["run_id"])
-            feedback_widget(out, deps, feedback, key=out["run_id"])
+            show_turn(out, cfg, key=out.run_id)
+            feedback_widget(out, deps, feedback, key=out.run_id)
     sidebar(deps.db.key)

@@ -8,6 +8,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from agent.context import AgentDeps
+from core.llm import UsageLog
 from tools.manual import run_tool
 from ui import services
 from ui.render import tracing_enabled
@@ -71,7 +73,7 @@ def traces_tab() -> None:
         st.json(out, expanded=False)
 
 
-def tools_tab(deps: Any) -> None:
+def tools_tab(deps: AgentDeps) -> None:
     """Run one worker tool with custom input; prerequisites supply its ``#E`` references."""
     names = deps.registry.names
     with st.form("tool-bench"):
@@ -88,7 +90,8 @@ def tools_tab(deps: Any) -> None:
         st.warning("Give a question or an input.")
         return
     with st.spinner(f"Running {tool}..."):
-        run = run_tool(deps, tool, question.strip() or tool_input.strip(), tool_input, prereq)
+        run = run_tool(deps.registry, deps.context(UsageLog()), tool, question.strip() or tool_input.strip(), tool_input,
+                       prereq)
     for step_id, name, result in run.steps:
         title = f"{step_id} {name}: {'ok' if result.ok else 'failed'} ({result.latency_s:.2f} s, {result.kind})"
         with st.expander(title, expanded=name == tool and step_id == run.steps[-1][0]):

@@ -1,5 +1,7 @@
-"""Developer panel, part 2: the vector collections (browse, search, edit, delete), the review queues and
-index rebuilds."""
+"""Developer panel, part 2: the vector collections, the review queues and index rebuilds.
+
+Documents of the vector collections can be browsed, searched, edited and deleted.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from agent.context import AgentDeps
+from database.descriptions import default_enriched_path
 from records.review import (
     ReviewError,
     add_example,
@@ -19,15 +23,14 @@ from records.review import (
     save_document,
     set_feedback_status,
 )
-from retrieval.enrichment import default_enriched_path
 from retrieval.indexing import index_database, load_examples
-from retrieval.store import COLLECTIONS, EXAMPLES_INDEX, db_filter
+from retrieval.store import COLLECTIONS, EXAMPLES_INDEX, Hit, db_filter
 from ui import services
 
 PAGE = 200
 
 
-def collections_tab(deps: Any) -> None:
+def collections_tab(deps: AgentDeps) -> None:
     """Browse or search one collection of this database, then edit or delete a record."""
     left, right = st.columns([1, 2])
     name = left.selectbox("Collection", COLLECTIONS, index=COLLECTIONS.index(EXAMPLES_INDEX), key="col-name")
@@ -61,7 +64,7 @@ def collections_tab(deps: Any) -> None:
                     st.error(str(exc))
 
 
-def edit_example_form(deps: Any, meta: dict[str, Any], rid: str) -> None:
+def edit_example_form(deps: AgentDeps, meta: dict[str, Any], rid: str) -> None:
     """Edit or delete an example at its source (file or feedback), then re-sync (re-embeds on save)."""
     with st.form(f"ex-{rid}"):
         q = st.text_input("Question", value=str(meta.get("question") or ""))
@@ -80,7 +83,7 @@ def edit_example_form(deps: Any, meta: dict[str, Any], rid: str) -> None:
             st.error(str(exc))
 
 
-def edit_document_form(deps: Any, name: str, hit: Any, rid: str) -> None:
+def edit_document_form(deps: AgentDeps, name: str, hit: Hit, rid: str) -> None:
     """Edit a table description, schema chunk or value record; saving re-embeds it."""
     with st.form(f"doc-{rid}"):
         text = st.text_area("Document", value=hit.document, height=220)
@@ -99,7 +102,7 @@ def edit_document_form(deps: Any, name: str, hit: Any, rid: str) -> None:
         st.error(str(exc))
 
 
-def review_tab(deps: Any) -> None:
+def review_tab(deps: AgentDeps) -> None:
     """Queues: feedback-born examples, thumbs-down answers, enriched descriptions."""
     fb, path = services.feedback_store(), deps.settings.resolved_examples_path()
     st.subheader("Proposed examples (thumbs up)")
@@ -137,7 +140,7 @@ def review_tab(deps: Any) -> None:
     enrichment_review(deps)
 
 
-def enrichment_review(deps: Any) -> None:
+def enrichment_review(deps: AgentDeps) -> None:
     """Pending LLM-written table and column descriptions: approve, edit or reject."""
     st.subheader("Enriched descriptions")
     path = default_enriched_path(deps.db, deps.settings.state_dir)
@@ -161,6 +164,7 @@ class StreamlitBar:
     """A tqdm-like progress object (``total``, ``update(n)``) drawing a Streamlit progress bar."""
 
     def __init__(self, label: str) -> None:
+        """Draw an empty bar captioned ``label``."""
         self.total, self.n, self.label = 1, 0, label
         self.widget = st.progress(0.0, text=label)
 
@@ -170,7 +174,7 @@ class StreamlitBar:
         self.widget.progress(min(1.0, self.n / max(1, self.total)), text=f"{self.label}: {self.n}/{self.total}")
 
 
-def indexes_tab(deps: Any) -> None:
+def indexes_tab(deps: AgentDeps) -> None:
     """Counts per collection and a rebuild (incremental: only changed documents are embedded)."""
     where = db_filter(deps.db.key)
     st.dataframe(pd.DataFrame([{"collection": c, "records": deps.store.count(c, where)} for c in COLLECTIONS]),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from agent.configuration import Settings
+from core.settings import Settings
 
 _ENDPOINT = re.compile(r"connection error|connection refused|connecterror|apiconnectionerror|timed? ?out|"
                        r"failed to establish|name or service not known|502|503|server disconnected", re.I)
@@ -16,8 +16,11 @@ _NO_INDEX = re.compile(r"no schema index|no index|not been indexed|no tables ind
 
 
 def explain(text: str | None, settings: Settings) -> str:
-    """A message an analyst can act on for the error ``text`` (an answer of status error or an exception's
-    text); unrecognised errors keep their text after a short lead-in."""
+    """A message an analyst can act on for the error ``text``.
+
+    ``text`` is an answer of status error or an exception's text; unrecognised errors keep their text after
+    a short lead-in.
+    """
     raw = (text or "").strip() or "unknown error"
     if _ENDPOINT.search(raw):
         where = settings.generator.base_url

@@ -3,12 +3,12 @@ the thumbs up/down feedback widget."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
 import streamlit as st
 
-from agent.configuration import Settings
+from agent.context import AgentDeps
+from agent.outcome import Outcome
+from core.settings import Settings
 from records.feedback import FeedbackStore, send_to_langsmith
 from records.review import ReviewError, approve_feedback
 from tools.charts import ChartSpec, figure_from_spec
@@ -22,45 +22,45 @@ def tracing_enabled() -> bool:
     return bool(tracing_is_enabled())
 
 
-def show_turn(out: dict[str, Any], settings: Settings, key: str) -> None:
+def show_turn(out: Outcome, settings: Settings, key: str) -> None:
     """Render one stored outcome of :func:`agent.runner.ask`; ``key`` makes widget keys unique per turn."""
-    if out.get("status") == "error":
-        st.error(explain(out.get("answer"), settings))
+    if out.status == "error":
+        st.error(explain(out.answer, settings))
     else:
-        st.markdown(out.get("answer") or "")
-    rows, columns = out.get("rows") or [], out.get("columns") or []
-    if out.get("chart") and rows:
+        st.markdown(out.answer or "")
+    rows, columns = out.rows, out.columns
+    if out.chart and rows:
         try:
-            st.plotly_chart(figure_from_spec(ChartSpec(**out["chart"]), columns, rows), width="stretch",
+            st.plotly_chart(figure_from_spec(ChartSpec(**out.chart), columns, rows), width="stretch",
                             key=f"chart-{key}")
         except ValueError as exc:  # a spec that does not fit the data is reported, never executed
             st.warning(f"The chart could not be drawn: {exc}")
     if rows and not (len(rows) == 1 and len(columns) == 1):
         frame = pd.DataFrame(rows, columns=columns)
         st.dataframe(frame, width="stretch", hide_index=True, key=f"table-{key}")
-        total = out.get("row_count", len(rows))
-        note = " (row cap reached: only the first rows)" if out.get("truncated") else ""
+        total = out.total_rows
+        note = " (row cap reached: only the first rows)" if out.truncated else ""
         left, right = st.columns([3, 1])
         left.caption(f"{total} rows × {len(columns)} columns{note}. Click a column header to sort.")
         right.download_button("Download CSV", frame.to_csv(index=False).encode(), file_name="result.csv",
                               mime="text/csv", key=f"csv-{key}")
-    if out.get("sql"):
-        with st.expander("SQL", expanded=bool(out.get("show_sql"))):
-            st.code(out["sql"], language="sql", wrap_lines=True)
-    if out.get("candidates"):
+    if out.sql:
+        with st.expander("SQL", expanded=out.show_sql):
+            st.code(out.sql, language="sql", wrap_lines=True)
+    if out.candidates:
         with st.expander("How the SQL was chosen"):
-            st.dataframe(pd.DataFrame(out["candidates"]), width="stretch", hide_index=True)
-            st.json({"judge": out.get("judge"), "verifier": out.get("verifier")}, expanded=False)
-    st.caption(f"{out.get('latency_s', 0)} s · {out.get('llm_calls', 0)} LLM calls · "
-               f"{out.get('prompt_tokens', 0)}+{out.get('completion_tokens', 0)} tokens · "
-               f"plan: {out.get('plan_source') or '-'}")
+            st.dataframe(pd.DataFrame(out.candidates), width="stretch", hide_index=True)
+            st.json({"judge": out.judge, "verifier": out.verifier}, expanded=False)
+    st.caption(f"{out.latency_s} s · {out.llm_calls} LLM calls · "
+               f"{out.prompt_tokens}+{out.completion_tokens} tokens · "
+               f"plan: {out.plan_source or '-'}")
 
 
-def feedback_widget(out: dict[str, Any], deps: Any, store: FeedbackStore, key: str) -> None:
+def feedback_widget(out: Outcome, deps: AgentDeps, store: FeedbackStore, key: str) -> None:
     """Thumbs up/down with an optional comment for one answer, stored at the first click (nothing to submit);
     a thumbs-up is approved as an example at once when ``auto_approve_feedback`` is on and its SQL runs."""
-    run_id = out.get("run_id")
-    if not run_id or not out.get("question"):
+    run_id = out.run_id
+    if not run_id or not out.question:
         return
     existing = store.find(run_id=run_id, limit=1)
     if not existing:

@@ -3,21 +3,21 @@
 The agent (database, vector store, LLMs, compiled graph with its checkpointer) is built once per distinct
 configuration by ``st.cache_resource``; several browser sessions share it safely (the checkpointer and the
 record stores lock or open a connection per operation). Tests inject a scripted-model factory with
-:func:`set_deps_factory`; nothing else reads the environment: :class:`agent.configuration.Settings` does.
+:func:`set_deps_factory`; nothing else reads the environment: :class:`core.settings.Settings` does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import streamlit as st
 
-from agent.configuration import CandidateSpec, Settings
-from agent.graph import AgentDeps, build_graph
+from agent.context import AgentDeps
+from agent.graph import AgentGraph, build_graph
 from agent.memory import open_checkpointer
 from agent.runner import build_deps
+from core.settings import CandidateSpec, Settings
 from records.feedback import FeedbackStore
 from records.paths import feedback_path, runs_path
 from records.runs import RunStore
@@ -78,13 +78,13 @@ def settings() -> Settings:
 
 
 @st.cache_resource(show_spinner="Starting the agent (the local model loads on first use)...")
-def _load_agent(ov: Overrides) -> tuple[AgentDeps, Any]:
+def _load_agent(ov: Overrides) -> tuple[AgentDeps, AgentGraph]:
     cfg = apply(base_settings(), ov)
     deps = _factory[0](cfg) if _factory else build_deps(cfg)
-    return deps, build_graph(deps, checkpointer=open_checkpointer(cfg))
+    return deps, build_graph(checkpointer=open_checkpointer(cfg))
 
 
-def load_agent() -> tuple[AgentDeps, Any]:
+def load_agent() -> tuple[AgentDeps, AgentGraph]:
     """Dependencies and the compiled graph (with the thread checkpointer) for this session's settings.
 
     Raises:

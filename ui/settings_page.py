@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from agent.configuration import DATA_DIR, DEMO_DB_PATH, ROLES, CandidateSpec
+from core.settings import DATA_DIR, DEMO_DB_PATH, ROLES, CandidateSpec
 from ui import services
 
 BUNDLED = {"Demo: markets (financial)": f"sqlite:///{DEMO_DB_PATH}",

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.configuration import DEMO_DB_PATH, Settings
-from agent.graph import AgentDeps
+from agent.context import AgentDeps
 from agent.runner import build_deps
+from core.settings import DEMO_DB_PATH, Settings
 from retrieval.indexing import index_database, load_examples
 
 

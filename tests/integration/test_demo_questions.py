@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from agent.configuration import DATA_DIR
-from agent.graph import AgentDeps
+from agent.context import AgentDeps
 from agent.runner import ask
+from core.settings import DATA_DIR
 
 GOLD = [json.loads(line) for line in (DATA_DIR / "markets" / "gold.jsonl").read_text().splitlines() if line]
 QUESTIONS = {
@@ -35,11 +35,11 @@ def test_local_model_answers_demo_question(demo_deps: AgentDeps, qid: str) -> No
     gold = next(q for q in GOLD if q["id"] == qid)
     assert gold["question"] == QUESTIONS[qid]
     out = ask(demo_deps, gold["question"])
-    assert out["status"] == "ok", out["answer"]
+    assert out.status == "ok", out.answer
     expected = demo_deps.db.run_query(gold["sql"], row_cap=100_000)
     assert expected.ok and expected.rows
-    assert answer_values_present(expected.rows, out["rows"]), (out["sql"], out["rows"][:5], expected.rows[:5])
-    assert out["llm_calls"] >= 2 and out["completion_tokens"] > 0  # planner + at least one candidate
+    assert answer_values_present(expected.rows, out.rows), (out.sql, out.rows[:5], expected.rows[:5])
+    assert out.llm_calls >= 2 and out.completion_tokens > 0  # planner + at least one candidate
 
 
 def test_answer_helper_is_strict() -> None:

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from agent.configuration import Settings
 from agent.runner import build_deps
-from agent.testing import ScriptedChatModel
+from core.settings import Settings
 from retrieval.store import ChromaStore
+from tests.support.scripted_model import ScriptedChatModel
 from ui import services
 
 PLAN = {"steps": [

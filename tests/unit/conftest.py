@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.configuration import Settings
-from retrieval.database import Database
+from core.settings import Settings
+from database.connection import Database
 from retrieval.embeddings import OfflineMiniLM, install_embedding_model
 from retrieval.indexing import index_database
 from retrieval.store import ChromaStore

@@ -8,10 +8,10 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from agent.configuration import Settings
 from agent.runner import ask, build_deps
-from agent.testing import ScriptedChatModel
+from core.settings import Settings
 from retrieval.store import ChromaStore
+from tests.support.scripted_model import ScriptedChatModel
 
 GOOD_PLAN = {"steps": [
     {"id": "#E1", "tool": "retrieve_schema", "input": "customers country", "description": "tables"},
@@ -42,17 +42,17 @@ def _prompt_text(messages: list[BaseMessage]) -> str:
 
 def test_answers_with_planner_plan(shop_settings: Settings, shop_store: ChromaStore) -> None:
     out, models = _ask(shop_settings, shop_store, "How many customers are from Brazil?")
-    assert out["status"] == "ok"
-    assert out["rows"] == [[2]] and out["columns"] == ["n"]
-    assert out["answer"] == "2 customers are from Brazil."
-    assert out["plan_source"] == "planner" and out["plan_error"] is None
-    assert out["index_snapshot"]  # the trace records which index snapshot answered
-    assert out["llm_calls"] == 3  # planner, the direct candidate (it returned rows: the cascade stops), organizer
-    assert out["prompt_tokens"] > 0 and out["completion_tokens"] > 0
+    assert out.status == "ok"
+    assert out.rows == [[2]] and out.columns == ["n"]
+    assert out.answer == "2 customers are from Brazil."
+    assert out.plan_source == "planner" and out.plan_error is None
+    assert out.index_snapshot  # the trace records which index snapshot answered
+    assert out.llm_calls == 3  # planner, the direct candidate (it returned rows: the cascade stops), organizer
+    assert out.prompt_tokens > 0 and out.completion_tokens > 0
     generator_prompt = _prompt_text(models["generator"].prompts[0])
     assert "customers" in generator_prompt and "country" in generator_prompt
     assert "How many orders are there?" in generator_prompt  # the retrieved few-shot example
-    steps = [(t["step"], t["tool"]) for t in out["trace"] if t["node"] == "run_step"]
+    steps = [(t["step"], t["tool"]) for t in out.trace if t["node"] == "run_step"]
     assert steps[-2:] == [("#E5", "judge_sql"), ("#E6", "verify_sql")]  # appended by plan completion
 
 
@@ -60,15 +60,15 @@ def test_invalid_plan_falls_back_and_records_it(shop_settings: Settings, shop_st
     bad = {"steps": [{"id": "#E1", "tool": "generate_sql", "input": "#E2"},
                      {"id": "#E2", "tool": "retrieve_schema", "input": "x"}]}
     out, _ = _ask(shop_settings, shop_store, "How many customers are from Brazil?", planner=bad)
-    assert out["status"] == "ok" and out["rows"] == [[2]]
-    assert out["plan_source"] == "fallback"
-    assert "not an earlier step" in out["plan_error"]
+    assert out.status == "ok" and out.rows == [[2]]
+    assert out.plan_source == "fallback"
+    assert "not an earlier step" in out.plan_error
 
 
 def test_malformed_planner_json_falls_back(shop_settings: Settings, shop_store: ChromaStore) -> None:
     out, models = _ask(shop_settings, shop_store, "How many customers are from Brazil?", planner="not json {")
-    assert out["plan_source"] == "fallback" and out["status"] == "ok"
-    planner_calls = [u for u in out["usage"] if u["role"] == "planner"]
+    assert out.plan_source == "fallback" and out.status == "ok"
+    planner_calls = [u for u in out.usage if u["role"] == "planner"]
     assert len(planner_calls) == 2 and not any(u["ok"] for u in planner_calls)  # 1 try + 1 retry
 
 
@@ -78,56 +78,56 @@ def test_two_statements_are_refused_and_database_unchanged(
     before = hashlib.sha256(shop_db.read_bytes()).hexdigest()
     out, _ = _ask(shop_settings, shop_store, "How many customers are from Brazil?",
                   sql={"reasoning": "plan", "sql": "SELECT 1; DROP TABLE customers"})
-    assert out["status"] == "error"
-    assert "statement" in out["answer"].lower()
+    assert out.status == "error"
+    assert "statement" in out.answer.lower()
     assert hashlib.sha256(shop_db.read_bytes()).hexdigest() == before
 
 
 def test_invented_column_reports_database_error(shop_settings: Settings, shop_store: ChromaStore) -> None:
     out, _ = _ask(shop_settings, shop_store, "Total revenue?", sql={"reasoning": "plan", "sql": "SELECT SUM(revenue) FROM orders"})
-    assert out["status"] == "error"
-    assert "revenue" in out["answer"]
-    assert out["sql"] == "SELECT SUM(revenue) FROM orders"
+    assert out.status == "error"
+    assert "revenue" in out.answer
+    assert out.sql == "SELECT SUM(revenue) FROM orders"
 
 
 def test_organizer_cannot_invent_numbers(shop_settings: Settings, shop_store: ChromaStore) -> None:
     out, _ = _ask(shop_settings, shop_store, "How many customers are from Brazil?",
                   text={"text": "There are 42 customers from Brazil."})
-    assert "42" not in out["answer"]
-    assert "2" in out["answer"] and out["rows"] == [[2]]
+    assert "42" not in out.answer
+    assert "2" in out.answer and out.rows == [[2]]
 
 
 def test_endpoint_down_gives_clear_message(shop_settings: Settings, shop_store: ChromaStore) -> None:
     down = ConnectionError("Connection refused")
     out, _ = _ask(shop_settings, shop_store, "How many customers are from Brazil?", planner=down, sql=down)
-    assert out["status"] == "error"
-    assert "unreachable" in out["answer"]
-    assert out["plan_source"] == "fallback"
+    assert out.status == "error"
+    assert "unreachable" in out.answer
+    assert out.plan_source == "fallback"
 
 
 def test_bad_question_is_rejected_without_llm_calls(shop_settings: Settings, shop_store: ChromaStore) -> None:
     for question in ("", "   ", "?!?", "x" * 5000):
         out, models = _ask(shop_settings, shop_store, question)
-        assert out["status"] == "error" and out["llm_calls"] == 0 and out["answer"]
+        assert out.status == "error" and out.llm_calls == 0 and out.answer
         assert not models["planner"].prompts
 
 
 def test_missing_index_is_explained(tmp_path: Path, shop_settings: Settings, embedding_function: Any) -> None:
     empty_store = ChromaStore(tmp_path / "empty-chroma", embedding_function)
     out, _ = _ask(shop_settings, empty_store, "How many customers are from Brazil?")
-    assert out["status"] == "error" and "nl2sql index" in out["answer"]
+    assert out.status == "error" and "nl2sql index" in out.answer
 
 
 def test_default_plan_resolves_values_for_the_generator(shop_settings: Settings, shop_store: ChromaStore) -> None:
     out, models = _ask(shop_settings, shop_store, "How many orders did Caio place?", planner="invalid",
                        sql={"reasoning": "plan", "sql": "SELECT COUNT(*) FROM orders o JOIN customers c ON c.id = o.customer_id "
                                    "WHERE c.name = 'Caio'"})
-    assert out["plan_source"] == "fallback"
-    assert [s["tool"] for s in out["plan"]] == ["retrieve_schema", "retrieve_examples", "search_values",
+    assert out.plan_source == "fallback"
+    assert [s["tool"] for s in out.plan] == ["retrieve_schema", "retrieve_examples", "search_values",
                                                  "generate_sql", "execute_sql", "judge_sql", "verify_sql"]
     prompt = _prompt_text(models["generator"].prompts[0])
     assert "customers.name = 'Caio'" in prompt
-    assert out["rows"] == [[0]]
+    assert out.rows == [[0]]
 
 
 def test_disabled_tool_in_plan_falls_back(shop_settings: Settings, shop_store: ChromaStore) -> None:
@@ -136,24 +136,24 @@ def test_disabled_tool_in_plan_falls_back(shop_settings: Settings, shop_store: C
                       {"id": "#E3", "tool": "generate_sql", "input": "#E1 #E2"},
                       {"id": "#E4", "tool": "execute_sql", "input": "#E3"}]}
     out, models = _ask(shop_settings, shop_store, "How many customers are from Brazil?", planner=plan)
-    assert out["plan_source"] == "fallback" and "disabled" in out["plan_error"]
+    assert out.plan_source == "fallback" and "disabled" in out.plan_error
     assert "table_insights" not in _prompt_text(models["planner"].prompts[0])
-    assert out["rows"] == [[2]]
+    assert out.rows == [[2]]
 
 
 def test_plan_descriptions_come_from_the_tools(shop_settings: Settings, shop_store: ChromaStore) -> None:
     out, _ = _ask(shop_settings, shop_store, "How many customers are from Brazil?")
-    assert out["plan"][0]["description"].startswith("find the tables")
+    assert out.plan[0]["description"].startswith("find the tables")
 
 
 def test_multi_row_results_skip_the_organizer_call(shop_settings: Settings, shop_store: ChromaStore) -> None:
     rows = {"reasoning": "all", "sql": "SELECT name AS who, country FROM customers UNION ALL "
                                        "SELECT customer_id, order_date FROM orders"}
     out, models = _ask(shop_settings, shop_store, "Customers and order dates", sql=rows)
-    assert out["status"] == "ok" and len(out["rows"]) == 6
+    assert out.status == "ok" and len(out.rows) == 6
     assert not models["organizer"].prompts  # a table needs no sentence: the caption is deterministic
-    assert out["answer"] == "The query returned 6 row(s); see the table."
-    assert [c["strategy"] for c in out["candidates"]] == ["direct"]
-    assert out["judge"]["skipped"] == "agreement" and out["verifier"] == {"needed": False}
-    labels = [u["label"] for u in out["usage"]]
+    assert out.answer == "The query returned 6 row(s); see the table."
+    assert [c["strategy"] for c in out.candidates] == ["direct"]
+    assert out.judge["skipped"] == "agreement" and out.verifier == {"needed": False}
+    labels = [u["label"] for u in out.usage]
     assert labels == ["plan", "candidate 1 direct"]

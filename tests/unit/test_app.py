@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from agent.configuration import PROJECT_ROOT, Settings
+from core.settings import PROJECT_ROOT, Settings
 from records.feedback import FeedbackStore
 from records.paths import feedback_path, runs_path
 from records.runs import RunStore
@@ -49,8 +49,8 @@ def test_turns_are_stored_and_a_past_conversation_reopens(app: AppTest, app_env:
     ask(app, "How many customers are from Brazil?")
     thread = app.session_state.thread_id
     stored = RunStore(runs_path(app_env)).thread_runs(thread)
-    assert [t["question"] for t in stored] == ["How many customers are from Brazil?"]
-    assert stored[0]["trace"][0]["node"] == "plan" and any(r.get("output") for r in stored[0]["trace"])
+    assert [t.question for t in stored] == ["How many customers are from Brazil?"]
+    assert stored[0].trace[0]["node"] == "plan" and any(r.get("output") for r in stored[0].trace)
     fresh = AppTest.from_file(APP, default_timeout=60).run()  # another browser session
     assert not any(m.value.startswith("How many") for m in fresh.markdown)
     reopen = [b for b in fresh.sidebar.button if b.label.startswith("How many customers")]
@@ -85,7 +85,7 @@ def test_bad_question_is_explained_and_kept(app: AppTest) -> None:
 def test_endpoint_down_is_human_readable(app: AppTest, app_env: Settings, shop_store: ChromaStore,  # noqa: F811
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     from agent.runner import build_deps
-    from agent.testing import ScriptedChatModel
+    from tests.support.scripted_model import ScriptedChatModel
     from ui import services
 
     down = ScriptedChatModel(script=lambda _: ConnectionError("Connection error."))

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from langchain_core.messages import BaseMessage
 
-from agent.configuration import CandidateSpec, Settings
-from agent.llm import LLMProvider, UsageLog
-from agent.testing import ScriptedChatModel
-from retrieval.database import Database
+from core.llm import LLMProvider, UsageLog
+from core.settings import CandidateSpec, Settings
+from database.connection import Database
+from tests.support.scripted_model import ScriptedChatModel
 from tools.base import ToolCall, ToolContext, ToolResult
 from tools.execution import ExecuteSQLTool
 from tools.generation import GenerateSQLTool

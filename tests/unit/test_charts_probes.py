@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.configuration import Settings
-from agent.llm import LLMProvider, UsageLog
-from agent.testing import ScriptedChatModel
-from retrieval.database import Database
+from core.llm import LLMProvider, UsageLog
+from core.settings import Settings
+from database.connection import Database
+from tests.support.scripted_model import ScriptedChatModel
 from tools.base import ToolCall, ToolContext, ToolResult
 from tools.charts import (
     BuildChartTool,

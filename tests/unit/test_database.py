@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-import retrieval.database as database_module
-from agent.configuration import Settings
-from retrieval.database import Database, QueryResult, format_cell, to_jsonable
-from retrieval.guard import GuardResult
+import database.connection as database_module
+from core.settings import Settings
+from database.connection import Database, QueryResult, format_cell, to_jsonable
+from database.guard import GuardResult
 
 LONG_QUERY = (
     "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"

@@ -14,13 +14,16 @@ import pytest
 import yaml
 from langchain_core.messages import BaseMessage
 
-from agent.configuration import Settings
-from agent.llm import LLMProvider, UsageLog
-from agent.testing import ScriptedChatModel
+from cli import enrich as cli_enrich
+from cli.enrich import run_enrich as cmd_enrich
+from core.llm import LLMProvider, UsageLog
+from core.settings import Settings
+from database.connection import Database
+from database.descriptions import dump_enriched, load_enriched
+from database.schema_reader import read_schema
 from retrieval import enrichment
-from retrieval.database import Database
-from retrieval.enrichment import cmd_enrich, dump_enriched, enrich, load_enriched
-from retrieval.schema_reader import read_schema
+from retrieval.enrichment import enrich
+from tests.support.scripted_model import ScriptedChatModel
 
 SCHEMA = """
 CREATE TABLE trades (trade_id INTEGER PRIMARY KEY, desk_id INTEGER REFERENCES desks (desk_id), px REAL,
@@ -208,7 +211,7 @@ def test_load_enriched_rejects_bad_files(tmp_path: Path) -> None:
 def test_cmd_enrich(db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                     capsys: pytest.CaptureFixture[str]) -> None:
     fake = ScriptedChatModel(script=script())
-    monkeypatch.setattr(enrichment, "LLMProvider",
+    monkeypatch.setattr(cli_enrich, "LLMProvider",
                         lambda settings: LLMProvider(settings, overrides={"generator": fake}))
     settings = Settings(local_llm={"auto_start": False})
     out = tmp_path / "cli.yaml"

@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from agent.configuration import Settings
-from agent.testing import ScriptedChatModel
+from core.settings import Settings
 from eval.configs import CONFIGS, parse_configs
 from eval.datasets import EvalItem, load_table
 from eval.langsmith_upload import upload_run
 from eval.metrics import error_category, paired_bootstrap, soft_f1, sql_category
 from eval.runner import run_eval
 from eval.splits import example_split
+from tests.support.scripted_model import ScriptedChatModel
 from tests.unit.conftest import SHOP_SQL
 
 QUESTIONS = [
@@ -217,7 +217,7 @@ def test_langsmith_upload(spider_dir: Path, shop_settings: Settings, tmp_path: P
 
 def test_an_unreachable_endpoint_stops_the_run_without_recording(spider_dir: Path, shop_settings: Settings,
                                                                  tmp_path: Path) -> None:
-    from agent.llm import LLMError
+    from core.llm import LLMError
 
     out = tmp_path / "run"
     models = eval_models()

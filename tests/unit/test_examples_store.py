@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from retrieval.database import Database
+from database.connection import Database
 from retrieval.embeddings import OfflineMiniLM
 from retrieval.examples_store import (
     Example,

@@ -6,12 +6,12 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from agent.configuration import Settings
 from agent.graph import build_graph
 from agent.memory import open_checkpointer, thread_history
 from agent.runner import ask, build_deps
-from agent.testing import ScriptedChatModel
+from core.settings import Settings
 from retrieval.store import ChromaStore
+from tests.support.scripted_model import ScriptedChatModel
 
 PLAN = {"steps": [
     {"id": "#E1", "tool": "retrieve_schema", "input": "customers country"},
@@ -39,21 +39,21 @@ def _models() -> dict[str, Any]:
 def test_follow_up_sees_the_thread_history(shop_settings: Settings, shop_store: ChromaStore) -> None:
     models = _models()
     deps = build_deps(shop_settings, llm_overrides=models, store=shop_store)
-    graph = build_graph(deps, checkpointer=open_checkpointer(shop_settings))
+    graph = build_graph(checkpointer=open_checkpointer(shop_settings))
     first = ask(deps, "How many customers are from Brazil?", graph=graph, thread_id="t1")
     second = ask(deps, "and for Sweden?", graph=graph, thread_id="t1")
-    assert first["rows"] == [[2]] and second["rows"] == [[1]]
+    assert first.rows == [[2]] and second.rows == [[1]]
     planner_prompt = str(models["planner"].prompts[1][-1].content)
     assert "How many customers are from Brazil?" in planner_prompt and "1 rows x 1 cols" in planner_prompt
     generator_prompt = str(models["generator"].prompts[-1][-1].content)
     assert "WHERE country = 'Brazil'" in generator_prompt  # earlier SQL shown to the SQL writer
-    assert second["llm_calls"] == 3 and len(second["trace"]) == len(first["trace"])  # per-turn logs reset
+    assert second.llm_calls == 3 and len(second.trace) == len(first.trace)  # per-turn logs reset
 
     other = ask(deps, "How many customers are from Sweden?", graph=graph, thread_id="t2")
     assert "Brazil" not in str(models["planner"].prompts[-1][-1].content)  # threads are separate
-    assert other["status"] == "ok"
+    assert other.status == "ok"
 
-    reopened = build_graph(deps, checkpointer=open_checkpointer(shop_settings))  # e.g. a new process
+    reopened = build_graph(checkpointer=open_checkpointer(shop_settings))  # e.g. a new process
     history = thread_history(reopened, "t1")
     assert [t["question"] for t in history] == ["How many customers are from Brazil?", "and for Sweden?"]
     assert history[1]["sql"].endswith("'Sweden'") and history[1]["row_count"] == 1
@@ -66,7 +66,7 @@ def test_plot_that_adds_a_chart_step(shop_settings: Settings, shop_store: Chroma
     deps = build_deps(shop_settings, llm_overrides=models, store=shop_store)
     out = ask(deps, "plot that by country", history=[{"question": "How many customers?", "sql": "SELECT 3",
                                                       "columns": ["n"], "row_count": 1}])
-    assert out["plan"][-1]["tool"] == "build_chart"
-    assert out["chart"] == {"kind": "bar", "x": "country", "y": "n", "color": None, "facet": None,
+    assert out.plan[-1]["tool"] == "build_chart"
+    assert out.chart == {"kind": "bar", "x": "country", "y": "n", "color": None, "facet": None,
                             "title": "By country"}
-    assert "see the chart" in out["answer"]
+    assert "see the chart" in out.answer

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from retrieval.database import Database
-from retrieval.guard import GuardResult, guard_sql, sqlglot_dialect
+from database.connection import Database
+from database.guard import GuardResult, guard_sql, sqlglot_dialect
 
 REJECTED_SQLITE = [
     "DROP TABLE t",

@@ -8,13 +8,13 @@ from typing import Any, cast
 
 import pytest
 
+from database.joins import join_graph
+from database.schema_types import ColumnInfo, ForeignKey, TableInfo
 from retrieval.embeddings import OfflineMiniLM
 from retrieval.hybrid import RRF_K, load_catalog, rrf_fuse, tokenize
 from retrieval.indexing import index_tables
-from retrieval.joins import join_graph
 from retrieval.manifest import snapshot_id
 from retrieval.retrievers import TableHit, retrieve_tables
-from retrieval.schema_types import ColumnInfo, ForeignKey, TableInfo
 from retrieval.store import ChromaStore
 from tools.schema_retrieval import (
     RetrieveSchemaArgs,

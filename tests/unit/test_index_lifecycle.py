@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from chromadb.api.types import Documents, Embeddings
 
-from retrieval.database import Database
+from database.connection import Database
+from database.schema_types import ColumnInfo, TableInfo
 from retrieval.embeddings import OfflineMiniLM
 from retrieval.indexing import build_indexes, index_tables, snapshot_id, sync_tables
 from retrieval.manifest import MANIFEST_DIR, compute_snapshot, read_manifest
-from retrieval.schema_types import ColumnInfo, TableInfo
 from retrieval.store import DESCRIPTION_INDEX, SCHEMAS_INDEX, ChromaStore
 
 

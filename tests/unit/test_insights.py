@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agent.configuration import Settings
-from agent.llm import LLMProvider
-from agent.testing import ScriptedChatModel
-from retrieval.database import Database
+from core.llm import LLMProvider
+from core.settings import Settings
+from database.connection import Database
 from retrieval.embeddings import OfflineMiniLM
 from retrieval.store import ChromaStore
+from tests.support.scripted_model import ScriptedChatModel
 from tools.base import ToolCall, ToolContext, ToolResult
 from tools.insights import TableInsights, TableInsightsTool, render
 from tools.registry import ToolRegistry

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from retrieval.joins import bridge_tables, join_graph, join_paths, join_tree
+from database.joins import bridge_tables, join_graph, join_paths, join_tree
 
 MARKETS_FKS: dict[str, list[tuple[str, str]]] = {
     "countries": [],

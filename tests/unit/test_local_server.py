@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from agent import local_server, model_files
-from agent.configuration import LOCAL_MODEL_NAME, ROLES, LLMSettings, LocalLLMSettings, Settings
-from agent.local_server import LocalLLMServer, LocalServerError, ensure_local_server, is_healthy, probe
-from agent.model_files import ModelFileError, assemble_model, stamp_path, verify_model
+from core import local_server, model_files
+from cli import llm as cli_llm
+from core.local_server import LocalLLMServer, LocalServerError, ensure_local_server, is_healthy, probe
+from core.model_files import ModelFileError, assemble_model, stamp_path, verify_model
+from core.settings import LOCAL_MODEL_NAME, ROLES, LLMSettings, LocalLLMSettings, Settings
 
 CHUNKS = [b"GGUF" + bytes(range(256)) * 3, b"second part \x00\x01", b"", b"tail" * 1000]
 DATA = b"".join(CHUNKS)
@@ -282,5 +283,5 @@ def test_build_params_maps_settings(tmp_path: Path) -> None:
 
 
 def test_cli_verify_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert local_server.main(["verify", "--model-path", str(tmp_path / "nope.gguf")]) == 1
+    assert cli_llm.main(["verify", "--model-path", str(tmp_path / "nope.gguf")]) == 1
     assert "nl2sql llm assemble" in capsys.readouterr().err

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from agent.configuration import PROJECT_ROOT, Settings
-from retrieval.database import Database
+from core.settings import PROJECT_ROOT, Settings
+from database.connection import Database
+from database.masking import MASK, default_patterns, is_sensitive, mask_table, snake_case
+from database.schema_reader import read_schema
+from database.schema_types import ColumnInfo, ColumnProfile, TableInfo
 from retrieval.documents import description_document, schema_document
-from retrieval.masking import MASK, default_patterns, is_sensitive, mask_table, snake_case
-from retrieval.schema_reader import read_schema
-from retrieval.schema_types import ColumnInfo, ColumnProfile, TableInfo
 
 CHINOOK = PROJECT_ROOT / "data" / "chinook" / "Chinook_Sqlite.sqlite"
 PATTERNS = default_patterns()

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from retrieval.database import Database, QueryResult
+from database.connection import Database, QueryResult
+from database.profiling import aggregate_query, profile_table, top_values_query
+from database.schema_reader import read_schema
+from database.schema_types import ColumnInfo, ColumnProfile, TableInfo
 from retrieval.documents import profile_hint, schema_document
-from retrieval.profiling import aggregate_query, profile_table, top_values_query
-from retrieval.schema_reader import read_schema
-from retrieval.schema_types import ColumnInfo, ColumnProfile, TableInfo
 
 SCHEMA = """
 CREATE TABLE trades (

@@ -9,8 +9,11 @@ from typing import Any
 import pytest
 import yaml
 
-from agent.configuration import Settings
 from agent.runner import ask, build_deps
+from agent.outcome import Outcome
+from core.llm import UsageLog
+from core.settings import Settings
+from database.connection import Database
 from records.feedback import FeedbackStore, result_digest, send_to_langsmith
 from records.review import (
     ReviewError,
@@ -25,16 +28,15 @@ from records.review import (
     set_feedback_status,
 )
 from records.runs import RunStore
-from retrieval.database import Database
 from retrieval.store import DESCRIPTION_INDEX, EXAMPLES_INDEX, ChromaStore, db_filter
 from tests.unit.app_fixtures import fake_models
 from tools.manual import run_tool
 from ui.messages import explain
 
 
-def outcome(question: str = "How many customers are from Brazil?", sql: str | None = "SELECT 1", **kw: Any) -> dict:
-    return {"run_id": kw.pop("run_id", "r1"), "thread_id": "t1", "question": question, "sql": sql,
-            "database": "shop", "columns": ["n"], "rows": [[2]], "status": "ok", **kw}
+def outcome(question: str = "How many customers are from Brazil?", sql: str | None = "SELECT 1", **kw: Any) -> Outcome:
+    return Outcome(**{"run_id": kw.pop("run_id", "r1"), "thread_id": "t1", "question": question, "sql": sql,
+                      "database": "shop", "columns": ["n"], "rows": [[2]], "status": "ok", **kw})
 
 
 def test_run_store_keeps_threads_and_runs(tmp_path: Path) -> None:
@@ -45,12 +47,11 @@ def test_run_store_keeps_threads_and_runs(tmp_path: Path) -> None:
     threads = store.threads()
     assert {t["id"]: t["turns"] for t in threads} == {"t1": 2, "t2": 1}
     assert next(t for t in threads if t["id"] == "t1")["title"] == "How many customers are from Brazil?"
-    assert [r["question"] for r in store.thread_runs("t1")] == ["How many customers are from Brazil?", "And Sweden?"]
+    assert [r.question for r in store.thread_runs("t1")] == ["How many customers are from Brazil?", "And Sweden?"]
     assert [r["run_id"] for r in store.runs(status="error")] == ["b"]
     assert [r["run_id"] for r in store.runs(search="sweden")] == ["b"]
     assert store.get_run("a")["rows"] == [[2]] and store.get_run("zzz") is None
-    with pytest.raises(KeyError):
-        store.save_run({"question": "no id"})
+    assert store.thread_runs("t1")[0].total_rows == 1
 
 
 def test_feedback_statuses_and_digest(tmp_path: Path) -> None:
@@ -170,14 +171,14 @@ def test_enrichment_review(tmp_path: Path) -> None:
 
 def test_tool_bench_runs_prerequisites_as_references(shop_settings: Settings, shop_store: ChromaStore) -> None:
     deps = build_deps(shop_settings, llm_overrides=fake_models(), store=shop_store)
-    run = run_tool(deps, "generate_sql", "How many customers are from Brazil?", "", ["retrieve_schema"])
+    run = run_tool(deps.registry, deps.context(UsageLog()), "generate_sql", "How many customers are from Brazil?", "", ["retrieve_schema"])
     assert [s[:2] for s in run.steps] == [("#E1", "retrieve_schema"), ("#E2", "generate_sql")]
     assert run.result.ok and "Brazil" in run.result.value["sql"] and len(run.usage) >= 1
-    direct = run_tool(deps, "execute_sql", "orders", "SELECT COUNT(*) FROM orders")
+    direct = run_tool(deps.registry, deps.context(UsageLog()), "execute_sql", "orders", "SELECT COUNT(*) FROM orders")
     assert direct.result.ok and direct.result.value["rows"] == [[3]]
-    refused = run_tool(deps, "execute_sql", "x", "DROP TABLE orders")
+    refused = run_tool(deps.registry, deps.context(UsageLog()), "execute_sql", "x", "DROP TABLE orders")
     assert not refused.result.ok
-    assert not run_tool(deps, "no_such_tool", "q").result.ok
+    assert not run_tool(deps.registry, deps.context(UsageLog()), "no_such_tool", "q").result.ok
 
 
 def test_ask_streams_each_node_to_the_callback(shop_settings: Settings, shop_store: ChromaStore) -> None:
@@ -185,8 +186,8 @@ def test_ask_streams_each_node_to_the_callback(shop_settings: Settings, shop_sto
     events: list[dict[str, Any]] = []
     out = ask(deps, "How many customers are from Brazil?", on_event=events.append, run_id="1" * 32)
     assert [e["node"] for e in events][0] == "plan" and events[-1]["node"] == "solve"
-    assert [e["step"] for e in events if e["node"] == "run_step"] == [s["id"] for s in out["plan"]]
-    assert out["run_id"] == "1" * 32 and out["rows"] == [[2]]
+    assert [e["step"] for e in events if e["node"] == "run_step"] == [s["id"] for s in out.plan]
+    assert out.run_id == "1" * 32 and out.rows == [[2]]
     gen = next(e for e in events if e.get("tool") == "generate_sql")
     assert gen["llm_calls"] >= 1 and "Brazil" in gen["output"]
 

@@ -18,8 +18,9 @@ import pytest
 from chromadb.config import Settings as ChromaSettings
 from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_V2
 
+from database.connection import Database
+from database.schema_types import ColumnInfo, ForeignKey, TableInfo
 from retrieval import indexing
-from retrieval.database import Database
 from retrieval.documents import description_document, example_doc_id, schema_document, table_doc_id
 from retrieval.embeddings import (
     MODEL_FILES,
@@ -29,7 +30,6 @@ from retrieval.embeddings import (
 )
 from retrieval.indexing import build_indexes, index_examples, index_tables, load_examples
 from retrieval.retrievers import retrieve_examples, retrieve_tables
-from retrieval.schema_types import ColumnInfo, ForeignKey, TableInfo
 from retrieval.store import DESCRIPTION_INDEX, EXAMPLES_INDEX, SCHEMAS_INDEX, ChromaStore
 
 
@@ -88,7 +88,7 @@ def shop_tables() -> list[TableInfo]:
 
 @dataclass
 class FakeDb:
-    """Quacks like retrieval.database.Database for build_indexes."""
+    """Quacks like database.connection.Database for build_indexes."""
 
     key: str = "shop"
     dialect: str = "sqlite"

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from retrieval.database import Database, QueryResult
-from retrieval.schema_reader import (
+from database.connection import Database, QueryResult
+from database.schema_reader import (
     _ORACLE_QUERIES,
     date_column,
     format_sample_rows,
@@ -19,7 +19,7 @@ from retrieval.schema_reader import (
     sample_query,
     table_ddl,
 )
-from retrieval.schema_types import ColumnInfo, ForeignKey, TableInfo
+from database.schema_types import ColumnInfo, ForeignKey, TableInfo
 
 SCHEMA = """
 CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, born DATE, signup_date DATE);

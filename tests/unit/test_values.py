@@ -13,15 +13,15 @@ from typing import Any
 import pytest
 from langchain_core.messages import BaseMessage
 
-from agent.configuration import Settings
-from agent.llm import LLMProvider, UsageLog
-from agent.testing import ScriptedChatModel
-from retrieval.database import Database
+from core.llm import LLMProvider, UsageLog
+from core.settings import Settings
+from database.connection import Database
+from database.schema_reader import read_schema
 from retrieval.embeddings import OfflineMiniLM
-from retrieval.schema_reader import read_schema
 from retrieval.store import VALUES_INDEX, ChromaStore
 from retrieval.value_matching import CandidateList, extract_mentions
 from retrieval.values import ValueMatch, build_value_index, index_values, search_values
+from tests.support.scripted_model import ScriptedChatModel
 from tools.base import ToolCall, ToolContext
 from tools.referential import NO_INDEX_TEXT, NO_MATCH_TEXT, SearchValuesTool
 from tools.registry import ToolRegistry

@@ -8,7 +8,7 @@ from typing import Any
 
 @dataclass
 class ColumnProfile:
-    """Statistics of one column's data (see :func:`retrieval.profiling.profile_table`).
+    """Statistics of one column's data (see :func:`database.profiling.profile_table`).
 
     ``kind`` is "number", "date" (DATE/TIMESTAMP values or text 'YYYY-MM-DD[ HH:MM[:SS]]'), "text" or
     "other" (binary/LOB columns: only nulls are counted). ``row_count`` is the table's row count;
@@ -16,7 +16,7 @@ class ColumnProfile:
     distinct non-NULL values (None when not computed); ``min``/``max`` the smallest/largest value for
     numbers and dates (None otherwise); ``top_values`` the most frequent ``(value, count)`` pairs, most
     frequent first, for low-cardinality text columns ([] otherwise). ``masked`` is True once
-    :func:`retrieval.masking.mask_table` replaced the values of a sensitive column.
+    :func:`database.masking.mask_table` replaced the values of a sensitive column.
     """
 
     kind: str = "other"
@@ -31,8 +31,10 @@ class ColumnProfile:
 
 @dataclass
 class ColumnInfo:
-    """One column: name, SQL type as text, nullability, primary-key flag, documentation and, optionally,
-    a data profile (:class:`ColumnProfile`, attached by ``read_schema(profile=True)``)."""
+    """One column: name, SQL type as text, nullability, primary-key flag, documentation, optional profile.
+
+    The data profile (:class:`ColumnProfile`) is attached by ``read_schema(profile=True)``.
+    """
 
     name: str
     type: str

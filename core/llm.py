@@ -17,7 +17,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ValidationError
 
-from agent.configuration import ROLES, LLMSettings, Role, Settings
+from core.settings import ROLES, LLMSettings, Role, Settings
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -100,6 +100,7 @@ class LLMProvider:
     """
 
     def __init__(self, settings: Settings, overrides: dict[str, BaseChatModel] | None = None):
+        """Keep ``settings`` for lazily created models and start the cache with ``overrides``."""
         self.settings = settings
         self._models: dict[str, BaseChatModel] = dict(overrides or {})
         self._lock = threading.Lock()

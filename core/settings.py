@@ -286,8 +286,11 @@ class Settings(BaseSettings):
         return None
 
     def cost_usd(self, usage: list[dict[str, Any]]) -> float:
-        """Dollar cost of LLM calls (records with ``role``, ``prompt_tokens``, ``completion_tokens``) priced by
-        the model each role uses (:attr:`prices`; unknown models count 0)."""
+        """Dollar cost of LLM calls, priced by the model each role uses.
+
+        Calls are records with ``role``, ``prompt_tokens``, ``completion_tokens``; prices come from
+        :attr:`prices` (unknown models count 0).
+        """
         total = 0.0
         for call in usage:
             role = call.get("role")

@@ -13,22 +13,25 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from retrieval.schema_types import TableInfo
+from database.schema_types import TableInfo
 
 MASK = "<masked>"
 """Replacement text of a masked value."""
 
 
 def default_patterns() -> list[str]:
-    """The default ``sensitive_patterns`` of :class:`agent.configuration.RetrievalSettings` (a new list)."""
-    from agent.configuration import RetrievalSettings
+    """The default ``sensitive_patterns`` of :class:`core.settings.RetrievalSettings` (a new list)."""
+    from core.settings import RetrievalSettings
 
     return list(RetrievalSettings().sensitive_patterns)
 
 
 def snake_case(name: str) -> str:
-    """``"BillingPostalCode"`` -> ``"billing_postal_code"``, ``"CustDOB"`` -> ``"cust_dob"``,
-    ``"E-Mail Address"`` -> ``"e_mail_address"``."""
+    """Snake-case form of a column name.
+
+    ``"BillingPostalCode"`` -> ``"billing_postal_code"``, ``"CustDOB"`` -> ``"cust_dob"``,
+    ``"E-Mail Address"`` -> ``"e_mail_address"``.
+    """
     text = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
     text = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", text)
     return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
@@ -40,8 +43,10 @@ def _compiled(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
 
 
 def is_sensitive(column_name: str, patterns: Iterable[str]) -> bool:
-    """True when any regex of ``patterns`` matches ``column_name`` or its :func:`snake_case` form
-    (``re.search``, case-insensitive). Raises ``re.error`` for an invalid pattern."""
+    """True when any regex of ``patterns`` matches ``column_name`` or its :func:`snake_case` form.
+
+    Matching uses ``re.search``, case-insensitive. Raises ``re.error`` for an invalid pattern.
+    """
     forms = (column_name, snake_case(column_name))
     return any(rx.search(form) for rx in _compiled(tuple(patterns)) for form in forms)
 

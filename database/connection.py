@@ -1,6 +1,6 @@
 """Read-only database access: every query is guarded, capped, timed out and returned as a value.
 
-Two independent layers keep the database unchanged: :func:`retrieval.guard.guard_sql` rejects anything
+Two independent layers keep the database unchanged: :func:`database.guard.guard_sql` rejects anything
 but a single SELECT, and every connection is opened read-only (SQLite ``mode=ro`` URI plus
 ``query_only``; PostgreSQL/MySQL read-only session; Oracle ``SET TRANSACTION READ ONLY`` per query).
 For full safety on server databases also connect as a user with SELECT privileges only.
@@ -23,12 +23,12 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import DBAPIError
 
-from retrieval.guard import guard_sql, sqlglot_dialect
+from database.guard import guard_sql, sqlglot_dialect
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from agent.configuration import Settings
+    from core.settings import Settings
 
 _CELL_CHARS = 40
 _TIMEOUT_MARKERS = ("interrupted", "statement timeout", "dpi-1067", "call timeout",
@@ -73,8 +73,10 @@ class QueryResult:
 
 
 def format_cell(value: Any, width: int = _CELL_CHARS) -> str:
-    """One value as short text: None -> "NULL", floats to 10 significant digits, whitespace flattened,
-    cut to ``width`` chars with "..."."""
+    """One value as short text.
+
+    None -> "NULL", floats to 10 significant digits, whitespace flattened, cut to ``width`` chars with "...".
+    """
     if value is None:
         return "NULL"
     text = f"{value:.10g}" if isinstance(value, float) else " ".join(str(value).split())
@@ -108,6 +110,7 @@ class Database:
     """
 
     def __init__(self, url: str, *, row_cap: int = 1000, timeout_s: float = 15.0) -> None:
+        """Parse ``url`` and set the query limits (see the class docstring for them and for ValueError)."""
         self._url_text = url
         try:
             self._url: URL = make_url(url)
@@ -131,6 +134,7 @@ class Database:
         return cls(settings.database_url, row_cap=settings.row_cap, timeout_s=settings.query_timeout_s)
 
     def __repr__(self) -> str:
+        """``Database('<url>')`` with the password hidden."""
         return f"Database({self._url.render_as_string(hide_password=True)!r})"
 
     @property
@@ -140,7 +144,7 @@ class Database:
 
     @property
     def dialect(self) -> str:
-        """sqlglot dialect name: "sqlite", "postgres", "oracle", "mysql", ..."""
+        """Sqlglot dialect name: "sqlite", "postgres", "oracle", "mysql", ..."""
         return self._dialect
 
     @property

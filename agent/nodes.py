@@ -1,0 +1,166 @@
+"""The ReWOO graph's nodes and router: ``plan`` (one LLM call), ``run_step`` (one plan step per visit, no LLM
+reasoning in between), ``solve`` (the organizer), and ``route_after_step``.
+
+Each node is a plain function of the state and LangGraph's :class:`~langgraph.runtime.Runtime`, whose
+``context`` is the :class:`~agent.context.AgentDeps`; it returns the state update (see
+:class:`agent.state.AgentState`), including one trace record.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal
+
+from langgraph.runtime import Runtime
+
+from agent.context import AgentDeps
+from agent.plan import PlanError, complete_plan, default_plan, draft_model, resolve_refs, validate_plan
+from agent.state import AgentState
+from core.llm import LLMError, UsageLog, chat, invoke_structured
+from prompts import planner as planner_prompt
+from tools.base import ToolCall, ToolContext, ToolResult
+from tools.organizer import Answer, organize
+
+TRACE_OUTPUT_CHARS = 4000
+"""Characters of each step's output kept in its trace record (the local trace view shows them)."""
+
+HISTORY_TURNS = 10
+"""Turns kept in a thread's history (prompts use only the last few)."""
+
+
+def format_history(history: list[dict[str, Any]], limit: int = 3) -> str:
+    """Compact text of the last ``limit`` turns (question, SQL, result shape) for prompts."""
+    lines = []
+    for turn in history[-limit:]:
+        shape = f"{turn.get('row_count', 0)} rows x {len(turn.get('columns', []))} cols"
+        lines.append(f"- Q: {turn.get('question')}\n  SQL: {turn.get('sql')}\n  Result: {shape}")
+    return "Earlier in this conversation:\n" + "\n".join(lines) + "\n" if lines else ""
+
+
+def turn_summary(question: str, answer: Answer) -> dict[str, Any]:
+    """The compact record of one answered turn kept in the thread's history (no rows: only their shape)."""
+    return {"question": question, "sql": answer.sql, "columns": answer.columns, "row_count": len(answer.rows),
+            "status": answer.status}
+
+
+def plan(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
+    """Ask the planner for a typed plan; fall back to the standard plan if it is missing or invalid.
+
+    The planner sees the enabled tools (:meth:`tools.registry.ToolRegistry.enabled_names`) and writes a
+    :func:`agent.plan.draft_model` draft; completion adds the judge, verifier and any wanted chart.
+    """
+    deps = runtime.context
+    started = time.perf_counter()
+    usage = UsageLog()
+    question = state["question"]
+    tools = deps.registry
+    allowed = tools.enabled_names(deps.settings)
+    wanted = tools.wanted_names(question)
+    system = planner_prompt.SYSTEM.format(tools=tools.describe(allowed))
+    user = planner_prompt.USER.format(history=format_history(state.get("history", [])), question=question)
+    source, error = "planner", None
+    try:
+        draft = invoke_structured(deps.llms, "planner", chat(system, user), draft_model(tuple(tools.planned_names())),
+                                  usage, label="plan")
+        the_plan, completed = complete_plan(draft.to_plan(tools.purpose), tools, wanted=wanted)
+        validate_plan(the_plan, tools, allowed=[*allowed, *tools.quality_names()])
+    except (LLMError, PlanError) as exc:
+        the_plan = default_plan(question, tools, use_examples=deps.settings.retrieval.use_examples)
+        source, error, completed = "fallback", str(exc), False
+    record = {
+        "node": "plan",
+        "latency_s": round(time.perf_counter() - started, 4),
+        "ok": error is None,
+        "error": error,
+        "source": source,
+        "completed": completed,
+        "steps": [{"id": s.id, "tool": s.tool, "input": s.input} for s in the_plan.steps],
+        **usage.totals(),
+    }
+    return {
+        "plan": the_plan,
+        "plan_source": source,
+        "plan_error": error,
+        "step_index": 0,
+        "trace": [record],
+        "usage": [c.to_dict() for c in usage.calls],
+    }
+
+
+def run_step(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
+    """Run the next plan step with its ``#E`` references resolved by exact id.
+
+    A step whose referenced step failed is skipped with that failure, unless its tool ``handles_failures``
+    and the failed evidence carries candidates to repair.
+    """
+    deps = runtime.context
+    step = state["plan"].steps[state["step_index"]]
+    results = state.get("results", {})
+    usage = UsageLog()
+    refs = {r: results[r] for r in step.references()}
+    failed = [r for r, res in refs.items() if not res.ok]
+    repairable = deps.registry.get(step.tool).handles_failures and all(
+        "candidates" in refs[r].value or "outcomes" in refs[r].value for r in failed)
+    if failed and not repairable:
+        result = ToolResult.failure(f"skipped: {failed[0]} failed ({refs[failed[0]].error})")
+    else:
+        call = ToolCall(state["question"], step.id, step.tool,
+                        resolve_refs(step.input, lambda r: results[r].text), refs)
+        result = deps.registry.run(call, deps.context(usage, state.get("history")))
+    record = {
+        "node": "run_step",
+        "step": step.id,
+        "tool": step.tool,
+        "input": step.input,
+        "output": result.text[:TRACE_OUTPUT_CHARS],
+        "latency_s": result.latency_s,
+        "ok": result.ok,
+        "error": result.error,
+        **usage.totals(),
+    }
+    if result.value.get("snapshot"):
+        record["index_snapshot"] = result.value["snapshot"]
+    return {
+        "results": {step.id: result},
+        "step_index": state["step_index"] + 1,
+        "trace": [record],
+        "usage": [c.to_dict() for c in usage.calls],
+    }
+
+
+def route_after_step(state: AgentState) -> Literal["run_step", "solve"]:
+    """Run the next step while any remain, then solve."""
+    return "run_step" if state["step_index"] < len(state["plan"].steps) else "solve"
+
+
+def solve(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
+    """Build the answer from the last executed query (organizer), or explain the first failure."""
+    deps = runtime.context
+    started = time.perf_counter()
+    usage = UsageLog()
+    answer = make_answer(state, deps.context(usage))
+    record = {
+        "node": "solve",
+        "latency_s": round(time.perf_counter() - started, 4),
+        "ok": answer.status != "error",
+        "error": answer.text if answer.status == "error" else None,
+    }
+    history = [*state.get("history", []), turn_summary(state["question"], answer)]
+    return {"answer": answer, "history": history[-HISTORY_TURNS:], "trace": [record],
+            "usage": [c.to_dict() for c in usage.calls]}
+
+
+def make_answer(state: AgentState, ctx: ToolContext) -> Answer:
+    """The solver's logic: organize the last successful ``rows`` result in plan order (the verifier's, else
+    the judge's, else the execution's) with the last chart spec; else report the first error."""
+    the_plan, results = state["plan"], state.get("results", {})
+    ordered = [results[s.id] for s in the_plan.steps if s.id in results]
+    sql = next((str(r.value["sql"]) for r in reversed(ordered) if r.value.get("sql")), None)
+    good = [r for r in ordered if r.ok and r.kind == "rows"]
+    if good:
+        v = good[-1].value
+        chart = next((r.value["spec"] for r in reversed(ordered) if r.ok and r.kind == "chart"), None)
+        return organize(state["question"], v["sql"], v["columns"], v["rows"], v["truncated"], ctx, chart=chart)
+    first_error = next((r.error for r in ordered if not r.ok), None)  # the root cause; later ones cascade
+    text = f"I could not answer this question: {first_error or 'no query was executed'}"
+    return Answer(status="error", text=text, sql=sql)

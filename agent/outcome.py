@@ -1,0 +1,123 @@
+"""The typed result of one turn: what :func:`agent.runner.ask` returns and the UI, records, CLI and eval read."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent.state import AgentState
+
+Status = Literal["ok", "empty", "error"]
+"""``ok``: rows came back; ``empty``: the query ran and matched nothing; ``error``: no answer (the text says
+why: bad input, planner/LLM failure, SQL that would not run, an unreachable endpoint...)."""
+
+JSON_EXCLUDE = frozenset({"row_count"})
+"""Fields left out of :meth:`Outcome.to_json` (the CLI's ``--json`` keys are those of earlier versions)."""
+
+
+class Outcome(BaseModel):
+    """One answered (or refused) question, JSON-friendly.
+
+    Stored runs (:class:`records.runs.RunStore`) are this model as JSON; reading an older record fills the
+    fields it lacks with their defaults and ignores fields it no longer has.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    answer: str | None = Field(None, description="The answer text, or why there is none (status error).")
+    status: Status = Field("error", description="ok | empty | error.")
+    sql: str | None = Field(None, description="The executed SQL (the selected candidate), if any.")
+    columns: list[str] = Field(default_factory=list, description="Result column names.")
+    rows: list[list[Any]] = Field(default_factory=list, description="Result rows (at most the row cap).")
+    row_count: int | None = Field(
+        None, description="Rows of the result before a stored copy was cut (None: ``len(rows)``).")
+    truncated: bool = Field(False, description="True when the row cap cut the result.")
+    chart: dict[str, Any] | None = Field(None, description="Chart spec (tools.charts.ChartSpec) when one was built.")
+    show_sql: bool = Field(False, description="The user asked to see the SQL (it is always in the trace).")
+    candidates: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Each SQL candidate: index, strategy, status, row_count, sql, error.")
+    judge: dict[str, Any] | None = Field(None, description="The judge's record (scores, choice), if it ran.")
+    verifier: dict[str, Any] | None = Field(None, description="The verifier's record (needed, repaired...).")
+    llm_calls: int = Field(0, description="LLM calls of this turn.")
+    prompt_tokens: int = Field(0, description="Prompt tokens of this turn, all calls.")
+    completion_tokens: int = Field(0, description="Completion tokens of this turn, all calls.")
+    latency_s: float = Field(0.0, description="Wall-clock seconds of the turn.")
+    plan: list[dict[str, Any]] = Field(
+        default_factory=list, description="The executed plan's steps: id, tool, input, description.")
+    plan_source: str | None = Field(None, description="planner | fallback (the standard plan), None: no plan.")
+    plan_error: str | None = Field(None, description="Why the planner's plan was rejected.")
+    index_snapshot: str | None = Field(None, description="Id of the index snapshot schema retrieval used.")
+    trace: list[dict[str, Any]] = Field(
+        default_factory=list, description="One record per node visit (see agent.state.AgentState.trace).")
+    usage: list[dict[str, Any]] = Field(
+        default_factory=list, description="One record per LLM call: role, label, latency_s, tokens, ok.")
+    database: str | None = Field(None, description="Key of the database questioned.")
+    thread_id: str | None = Field(None, description="Conversation id, when the turn belongs to one.")
+    run_id: str = Field(default_factory=lambda: str(uuid.uuid4()), description="Id of this turn (UUID).")
+    question: str = Field("", description="The question as asked (stripped).")
+
+    @property
+    def total_rows(self) -> int:
+        """Rows of the whole result: :attr:`row_count` when a stored copy was cut, else ``len(rows)``."""
+        return self.row_count if self.row_count is not None else len(self.rows)
+
+    def to_json(self) -> dict[str, Any]:
+        """The dict of the CLI's ``--json`` and of the evaluation (no :data:`JSON_EXCLUDE`); cells keep their
+        Python types, so dump it with ``json.dumps(..., default=str)``."""
+        return self.model_dump(exclude=set(JSON_EXCLUDE))
+
+    @classmethod
+    def failure(cls, text: str, *, question: str = "", database: str | None = None, thread_id: str | None = None,
+                run_id: str | None = None, started: float | None = None) -> Outcome:
+        """An ``error`` outcome whose answer is ``text`` (e.g. a turn that raised, or bad input).
+
+        ``started`` is a :func:`time.perf_counter` value; the latency is measured from it.
+        """
+        latency = round(time.perf_counter() - started, 3) if started is not None else 0.0
+        return cls(answer=text, status="error", question=question, database=database, thread_id=thread_id,
+                   run_id=run_id or str(uuid.uuid4()), latency_s=latency)
+
+    @classmethod
+    def from_state(cls, final: AgentState, *, database: str, started: float, question: str,
+                   thread_id: str | None, run_id: str) -> Outcome:
+        """The outcome of a finished graph run (``final`` is its last state); see :func:`agent.runner.ask`."""
+        answer = final.get("answer")
+        if answer is None:
+            return cls.failure("the agent stopped without an answer", question=question, database=database,
+                               thread_id=thread_id, run_id=run_id, started=started)
+        usage = final.get("usage", [])
+        plan = final.get("plan")
+        last = last_selection(final)
+        return cls(
+            answer=answer.text, status=answer.status, sql=answer.sql, columns=answer.columns, rows=answer.rows,
+            truncated=answer.truncated, chart=answer.chart, show_sql=answer.show_sql,
+            candidates=[{k: o.get(k) for k in ("index", "strategy", "status", "row_count", "sql", "error")}
+                        for o in last.get("outcomes", [])],
+            judge=last.get("judge"), verifier=last.get("verifier"),
+            llm_calls=len(usage),
+            prompt_tokens=sum(u.get("prompt_tokens", 0) for u in usage),
+            completion_tokens=sum(u.get("completion_tokens", 0) for u in usage),
+            latency_s=round(time.perf_counter() - started, 3),
+            plan=[s.model_dump() for s in plan.steps] if plan else [],
+            plan_source=final.get("plan_source"), plan_error=final.get("plan_error"),
+            index_snapshot=next((t["index_snapshot"] for t in final.get("trace", []) if "index_snapshot" in t),
+                                None),
+            trace=final.get("trace", []), usage=usage, database=database, thread_id=thread_id, run_id=run_id,
+            question=question,
+        )
+
+
+def last_selection(final: AgentState) -> dict[str, Any]:
+    """Value of the last step result that carries candidate outcomes (execute, judge or verify); {} if none."""
+    plan, results = final.get("plan"), final.get("results") or {}
+    if not plan:
+        return {}
+    for step in reversed(plan.steps):
+        res = results.get(step.id)
+        if res is not None and "outcomes" in res.value:
+            return res.value
+    return {}

@@ -1,0 +1,1 @@
+"""Database access: guarded read-only queries, schema reading, profiling, masking, joins, descriptions."""

@@ -1,0 +1,171 @@
+"""Reviewable descriptions of tables and columns: the human metadata file and the LLM-enriched file.
+
+Two YAML files fill comments the database lacks. The metadata file is written by people
+(``tables: {TABLE: {description: str, columns: {COL: comment}}}``; for SQLite the sidecar
+``<stem>.metadata.yaml``). The enrichment file holds generated descriptions with a review status
+(written by :mod:`retrieval.enrichment`, reviewed in the developer panel)::
+
+    version: 1
+    tables:
+      EQ_PX_D:
+        description: {text: "...", status: pending, model: qwen2.5-coder-1.5b-instruct, generated: "2025-06-01"}
+        columns:
+          PX_HI: {text: "...", status: pending, model: ..., generated: ...}
+
+``status`` is pending (new), approved, edited (a reviewer changed the text) or rejected (never merged); a
+bare string entry counts as ``edited``. Comments stored in the database always win.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from database.connection import Database
+from database.schema_types import TableInfo
+
+VERSION = 1
+STATUSES = ("pending", "approved", "edited", "rejected")
+
+
+def load_metadata(path: Path) -> dict[str, Any]:
+    """Parse a metadata YAML file into ``{table: {"description": str|None, "columns": {col: str}}}``.
+
+    Keys are lower-cased for case-insensitive matching. Raises FileNotFoundError / yaml.YAMLError.
+    """
+    raw = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    result: dict[str, Any] = {}
+    for tname, spec in ((raw.get("tables") or {}) if isinstance(raw, dict) else {}).items():
+        spec = spec if isinstance(spec, dict) else {"description": spec}
+        columns = spec.get("columns")
+        columns = columns if isinstance(columns, dict) else {}
+        result[str(tname).lower()] = {
+            "description": spec.get("description"),
+            "columns": {str(c).lower(): str(v) for c, v in columns.items() if v},
+        }
+    return result
+
+
+def merge_metadata(tables: list[TableInfo], metadata: dict[str, Any]) -> None:
+    """Fill missing table and column comments in place from :func:`load_metadata` output.
+
+    A comment stored in the database wins; the file only supplies what the database lacks.
+    """
+    for table in tables:
+        spec = metadata.get(table.name.lower())
+        if not spec:
+            continue
+        if not table.comment and spec.get("description"):
+            table.comment = str(spec["description"]).strip()
+        for col in table.columns:
+            doc = spec["columns"].get(col.name.lower())
+            if not col.comment and doc:
+                col.comment = doc.strip()
+
+
+def default_enriched_path(db: Database, state_dir: Path | None = None) -> Path | None:
+    """Path of the enrichment file: ``<stem>.enriched.yaml`` next to a SQLite file.
+
+    For server databases ``state_dir/<key>.enriched.yaml`` when ``state_dir`` is given, else None.
+    """
+    if db.sqlite_path is not None:
+        return db.sqlite_path.with_name(f"{db.sqlite_path.stem}.enriched.yaml")
+    return state_dir / f"{db.key}.enriched.yaml" if state_dir is not None else None
+
+
+def _entry(raw: Any, where: str) -> dict[str, Any] | None:
+    """Normalise one entry to ``{"text", "status", "model", "generated"}`` (None when empty)."""
+    if isinstance(raw, str):
+        raw = {"text": raw, "status": "edited"}
+    if not isinstance(raw, dict) or not str(raw.get("text") or "").strip():
+        return None
+    status = str(raw.get("status") or "pending").strip().lower()
+    if status not in STATUSES:
+        raise ValueError(f"{where}: unknown review status {status!r}; expected one of {STATUSES}")
+    return {"text": str(raw["text"]).strip(), "status": status, "model": raw.get("model"),
+            "generated": str(raw["generated"]) if raw.get("generated") is not None else None}
+
+
+def load_enriched(path: Path) -> dict[str, Any]:
+    """Parse an enrichment file.
+
+    The result is ``{"version": 1, "tables": {table: {"description": entry | None, "columns": {column:
+    entry}}}}`` with entries ``{"text", "status", "model", "generated"}``.
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist.
+        ValueError: unsupported ``version`` or unknown review status (yaml.YAMLError for bad YAML).
+    """
+    raw = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    if not isinstance(raw, dict) or raw.get("version", VERSION) != VERSION:
+        raise ValueError(f"{path}: unsupported enrichment file (expected version: {VERSION})")
+    tables: dict[str, Any] = {}
+    for tname, spec in (raw.get("tables") or {}).items():
+        spec = spec if isinstance(spec, dict) else {"description": spec}
+        cols: dict[str, Any] = spec["columns"] if isinstance(spec.get("columns"), dict) else {}
+        columns = {str(c): e for c, v in cols.items() if (e := _entry(v, f"{path}: {tname}.{c}"))}
+        tables[str(tname)] = {"description": _entry(spec.get("description"), f"{path}: {tname}"),
+                              "columns": columns}
+    return {"version": VERSION, "tables": tables}
+
+
+def merge_enriched(tables: list[TableInfo], enriched: dict[str, Any]) -> None:
+    """Fill missing table/column comments in place from :func:`load_enriched` output.
+
+    Names match case-insensitively; existing comments always win and entries with status "rejected" are
+    ignored.
+    """
+    specs = {name.lower(): spec for name, spec in enriched.get("tables", {}).items()}
+    for table in tables:
+        spec = specs.get(table.name.lower())
+        if not spec:
+            continue
+        desc = spec.get("description")
+        if not table.comment and desc and desc["status"] != "rejected":
+            table.comment = desc["text"]
+        columns = {name.lower(): entry for name, entry in spec.get("columns", {}).items()}
+        for col in table.columns:
+            entry = columns.get(col.name.lower())
+            if not col.comment and entry and entry["status"] != "rejected":
+                col.comment = entry["text"]
+
+
+def dump_enriched(data: dict[str, Any]) -> str:
+    """Deterministic YAML text of :func:`load_enriched`-shaped ``data``.
+
+    ``version`` first, tables and columns sorted by name, entry keys in a fixed order, one line per text;
+    empty tables left out.
+    """
+    def entry(e: dict[str, Any]) -> dict[str, Any]:
+        return {k: e.get(k) for k in ("text", "status", "model", "generated")}
+
+    tables: dict[str, Any] = {}
+    for name in sorted(data.get("tables", {}), key=lambda n: (n.lower(), n)):
+        spec = data["tables"][name]
+        out: dict[str, Any] = {}
+        if spec.get("description"):
+            out["description"] = entry(spec["description"])
+        cols = spec.get("columns") or {}
+        if cols:
+            out["columns"] = {c: entry(cols[c]) for c in sorted(cols, key=lambda n: (n.lower(), n))}
+        if out:
+            tables[name] = out
+    doc = {"version": VERSION, "tables": tables}
+    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=4096, default_flow_style=False)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file in the same folder and ``os.replace``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
