@@ -106,9 +106,9 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Execution accuracy and cost on Spider-format data or the demo gold set."""
-    from eval.runner import run_eval
+    from cli.eval import eval_command, request_from_args
 
-    return run_eval(args, _settings(args))
+    return eval_command(request_from_args(args), _settings(args))
 
 
 def cmd_eval_report(args: argparse.Namespace) -> int:

@@ -129,7 +129,7 @@ class CandidateSpec(BaseModel):
             strategy = short.get(name, name)
             if strategy not in short.values():
                 raise ValueError(f"unknown candidate strategy {name!r}; use direct, qp or dc")
-            specs.append(cls(strategy=strategy, temperature=float(temp) if temp else 0.0))  # type: ignore[arg-type]
+            specs.append(cls(strategy=strategy, temperature=float(temp) if temp else 0.0))
         if not specs:
             raise ValueError("no candidate given")
         return specs
@@ -250,7 +250,8 @@ class Settings(BaseSettings):
 
     def llm(self, role: Role) -> LLMSettings:
         """Return the LLM settings of ``role`` (one of :data:`ROLES`)."""
-        return getattr(self, role)
+        settings: LLMSettings = getattr(self, role)
+        return settings
 
     def with_database(self, url: str | None) -> Settings:
         """Copy of these settings pointing at ``url`` (unchanged when ``url`` is None)."""

@@ -76,8 +76,3 @@ def mask_table(table: TableInfo, patterns: Iterable[str]) -> TableInfo:
                 row[key] = MASK
     return masked
 
-
-def mask_tables(tables: Iterable[TableInfo], patterns: Iterable[str]) -> list[TableInfo]:
-    """:func:`mask_table` applied to each table (new list of copies)."""
-    pats = tuple(patterns)
-    return [mask_table(t, pats) for t in tables]

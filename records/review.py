@@ -15,9 +15,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agent.outcome import Outcome
 from database.connection import Database
 from database.descriptions import dump_enriched, load_enriched, write_atomic
-from agent.outcome import Outcome
 from records.feedback import Feedback, FeedbackStore
 from retrieval.examples_store import (
     ExamplesReport,

@@ -212,8 +212,3 @@ def load_catalog(store: VectorStore, db_key: str) -> TableCatalog | None:
                 _CACHE.popitem(last=False)
     return catalog
 
-
-def clear_catalog_cache() -> None:
-    """Drop every cached catalog (tests, or after editing a store behind the indexer's back)."""
-    with _LOCK:
-        _CACHE.clear()

@@ -3,7 +3,6 @@ scripted models, resumability, the report and the LangSmith upload (faked)."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import sqlite3
 from pathlib import Path
@@ -11,12 +10,13 @@ from typing import Any
 
 import pytest
 
+from cli.eval import eval_command as run_eval
 from core.settings import Settings
 from eval.configs import CONFIGS, parse_configs
 from eval.datasets import EvalItem, load_table
 from eval.langsmith_upload import upload_run
 from eval.metrics import error_category, paired_bootstrap, soft_f1, sql_category
-from eval.runner import run_eval
+from eval.runner import EvalRequest
 from eval.splits import example_split
 from tests.support.scripted_model import ScriptedChatModel
 from tests.unit.conftest import SHOP_SQL
@@ -125,11 +125,11 @@ def eval_models() -> dict[str, ScriptedChatModel]:
             "organizer": ScriptedChatModel(replies=[{"text": "ok"}]), "judge": ScriptedChatModel(script=judge)}
 
 
-def args_for(spider_dir: Path, out: Path, configs: str, **kw: Any) -> argparse.Namespace:
+def args_for(spider_dir: Path, out: Path, configs: str, **kw: Any) -> EvalRequest:
     base = {"dataset": "spider", "path": str(spider_dir), "configs": configs, "limit": None, "sample": 4, "seed": 1,
             "out": str(out), "workers": 1, "llm_judge": True, "judge_model": None, "judge_base_url": None,
             "examples_per_db": 40, "chroma": str(out.parent / "chroma"), "langsmith": False}
-    return argparse.Namespace(**{**base, **kw})
+    return EvalRequest(**{**base, **kw})
 
 
 def test_configs_side_by_side_resume_and_report(spider_dir: Path, shop_settings: Settings, tmp_path: Path) -> None:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from core import local_server, model_files
 from cli import llm as cli_llm
+from core import local_server, model_files
 from core.local_server import LocalLLMServer, LocalServerError, ensure_local_server, is_healthy, probe
 from core.model_files import ModelFileError, assemble_model, stamp_path, verify_model
 from core.settings import LOCAL_MODEL_NAME, ROLES, LLMSettings, LocalLLMSettings, Settings

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import yaml
 
-from agent.runner import ask, build_deps
 from agent.outcome import Outcome
+from agent.runner import ask, build_deps
 from core.llm import UsageLog
 from core.settings import Settings
 from database.connection import Database
