@@ -1,5 +1,7 @@
-"""Conversation memory: a LangGraph SQLite checkpointer, so each thread's state (history of questions, SQL
-and result shapes) survives across questions and processes."""
+"""Conversation memory: a LangGraph SQLite checkpointer.
+
+Each thread's state (history of questions, SQL and result shapes) survives across questions and processes.
+"""
 
 from __future__ import annotations
 
@@ -20,8 +22,11 @@ def checkpoint_path(settings: Settings) -> Path:
 
 
 def open_checkpointer(settings: Settings, path: Path | None = None) -> Any:
-    """A ``langgraph.checkpoint.sqlite.SqliteSaver`` on ``path`` (default :func:`checkpoint_path`); the
-    folder is created. The connection allows use from the app's worker threads (SqliteSaver locks itself)."""
+    """A ``langgraph.checkpoint.sqlite.SqliteSaver`` on ``path`` (default :func:`checkpoint_path`).
+
+    The folder is created. The connection allows use from the app's worker threads (SqliteSaver locks
+    itself).
+    """
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
     from langgraph.checkpoint.sqlite import SqliteSaver
 

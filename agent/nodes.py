@@ -1,5 +1,7 @@
-"""The ReWOO graph's nodes and router: ``plan`` (one LLM call), ``run_step`` (one plan step per visit, no LLM
-reasoning in between), ``solve`` (the organizer), and ``route_after_step``.
+"""The ReWOO graph's nodes and router: ``plan``, ``run_step``, ``solve`` and ``route_after_step``.
+
+``plan`` makes one LLM call, ``run_step`` runs one plan step per visit (no LLM reasoning in between) and
+``solve`` is the organizer.
 
 Each node is a plain function of the state and LangGraph's :class:`~langgraph.runtime.Runtime`, whose
 ``context`` is the :class:`~agent.context.AgentDeps`; it returns the state update (see
@@ -151,8 +153,11 @@ def solve(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
 
 
 def make_answer(state: AgentState, ctx: ToolContext) -> Answer:
-    """The solver's logic: organize the last successful ``rows`` result in plan order (the verifier's, else
-    the judge's, else the execution's) with the last chart spec; else report the first error."""
+    """The solver's logic: organize the last successful ``rows`` result with the last chart spec.
+
+    The ``rows`` result is the last successful one in plan order (the verifier's, else the judge's, else the
+    execution's); without one, the first error is reported.
+    """
     the_plan, results = state["plan"], state.get("results", {})
     ordered = [results[s.id] for s in the_plan.steps if s.id in results]
     sql = next((str(r.value["sql"]) for r in reversed(ordered) if r.value.get("sql")), None)

@@ -66,8 +66,10 @@ class Outcome(BaseModel):
         return self.row_count if self.row_count is not None else len(self.rows)
 
     def to_json(self) -> dict[str, Any]:
-        """The dict of the CLI's ``--json`` and of the evaluation (no :data:`JSON_EXCLUDE`); cells keep their
-        Python types, so dump it with ``json.dumps(..., default=str)``."""
+        """The dict of the CLI's ``--json`` and of the evaluation (no :data:`JSON_EXCLUDE`).
+
+        Cells keep their Python types, so dump it with ``json.dumps(..., default=str)``.
+        """
         return self.model_dump(exclude=set(JSON_EXCLUDE))
 
     @classmethod

@@ -47,8 +47,10 @@ class Plan(BaseModel):
 
 
 class DraftStep(BaseModel):
-    """A step as the planner LLM writes it: no id (step k is ``#Ek``) and no description, to keep its output
-    short (each output token costs ~45-65 ms on the local 2-core model)."""
+    """A step as the planner LLM writes it: no id (step k is ``#Ek``) and no description.
+
+    This keeps its output short (each output token costs ~45-65 ms on the local 2-core model).
+    """
 
     tool: str
     input: str = Field(description="Tool input; may reference earlier steps like #E1.", max_length=200)
@@ -67,8 +69,10 @@ class PlanDraft(BaseModel):
 
 @functools.cache
 def draft_model(tool_names: tuple[str, ...]) -> type[PlanDraft]:
-    """The planner's output type for these tools: :class:`PlanDraft` whose step ``tool`` is an enum of
-    ``tool_names`` (the JSON schema constrains the local model's decoding to them).
+    """The planner's output type for these tools: a :class:`PlanDraft` limited to ``tool_names``.
+
+    Its step ``tool`` is an enum of ``tool_names`` (the JSON schema constrains the local model's decoding to
+    them).
 
     ``tool_names`` comes from :meth:`tools.registry.ToolRegistry.planned_names`; the classes are built once
     per tuple and keep the names ``DraftStep``/``PlanDraft``.
@@ -80,11 +84,11 @@ def draft_model(tool_names: tuple[str, ...]) -> type[PlanDraft]:
         raise ValueError("a plan draft needs at least one tool")
     step = create_model(
         "DraftStep", __base__=DraftStep, __doc__=DraftStep.__doc__,
-        tool=(Literal[tool_names], ...),  # type: ignore[valid-type]
+        tool=(Literal[tool_names], ...),  # type: ignore[arg-type]
     )
     return create_model(
         "PlanDraft", __base__=PlanDraft, __doc__=PlanDraft.__doc__,
-        steps=(list[step], Field(min_length=1, max_length=MAX_DRAFT_STEPS)),  # type: ignore[valid-type]
+        steps=(list[step], Field(min_length=1, max_length=MAX_DRAFT_STEPS)),
     )
 
 

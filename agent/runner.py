@@ -5,13 +5,16 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import RunnableConfig
+from langgraph.types import StreamMode
 
 from agent.context import AgentDeps
 from agent.graph import AgentGraph, build_graph
 from agent.outcome import Outcome
+from agent.state import AgentState
 from core.llm import LLMProvider
 from core.settings import Settings
 from database.connection import Database
@@ -103,7 +106,7 @@ def ask(
     state_in: dict[str, Any] = {  # None resets the accumulating fields for the new turn
         "question": question.strip(), "results": None, "trace": None, "usage": None, "step_index": 0,
     }
-    config: dict[str, Any] = {"run_id": uuid.UUID(run_id), "run_name": "nl2sql turn",
+    config: RunnableConfig = {"run_id": uuid.UUID(run_id), "run_name": "nl2sql turn",
                               "metadata": {"database": deps.db.key, "thread_id": thread_id}}
     if thread_id:
         config["configurable"] = {"thread_id": thread_id}
@@ -111,14 +114,15 @@ def ask(
             state_in["history"] = history
     else:
         state_in["history"] = history or []
-    final: dict[str, Any] = {}
-    for mode, chunk in graph.stream(state_in, config=config, context=deps,  # type: ignore[arg-type]
-                                    stream_mode=["updates", "values"]):
+    final: AgentState = {}
+    modes: list[StreamMode] = ["updates", "values"]
+    for mode, chunk in graph.stream(state_in, config=config, context=deps, stream_mode=modes):
         if mode == "values":
-            final = chunk
+            final = cast(AgentState, chunk)
         elif on_event is not None:
-            for update in chunk.values():
+            updates = cast(dict[str, dict[str, Any] | None], chunk)
+            for update in updates.values():
                 for record in (update or {}).get("trace") or []:
                     on_event(record)
-    return Outcome.from_state(final, database=deps.db.key, started=started,  # type: ignore[arg-type]
-                              question=question.strip(), thread_id=thread_id, run_id=run_id)
+    return Outcome.from_state(final, database=deps.db.key, started=started, question=question.strip(),
+                              thread_id=thread_id, run_id=run_id)

@@ -12,8 +12,10 @@ from tools.organizer import Answer
 def merge_results(
     left: dict[str, ToolResult] | None, right: dict[str, ToolResult] | None
 ) -> dict[str, ToolResult]:
-    """Reducer for ``results``: step results accumulate by step id; ``None`` (sent with a new question)
-    starts the turn from ``{}``."""
+    """Reducer for ``results``: step results accumulate by step id.
+
+    ``None`` (sent with a new question) starts the turn from ``{}``.
+    """
     return {} if right is None else {**(left or {}), **right}
 
 

@@ -1,26 +1,28 @@
-"""``nl2sql eval``: run configurations side by side on the same questions, resumably and optionally in
-parallel, score them (:mod:`eval.scoring`), summarize with confidence intervals (:mod:`eval.summary`) and write
-the report (:mod:`eval.report`).
+"""``nl2sql eval``: run configurations side by side on the same questions, score them and report.
+
+Runs are resumable and optionally parallel; they are scored (:mod:`eval.scoring`), summarized with confidence
+intervals (:mod:`eval.summary`) and written to the report (:mod:`eval.report`).
 
 A run directory holds ``<config>.jsonl`` (one line per answered question; a rerun skips those), ``run.json``
 (what was run), ``summary.json`` and ``report.md`` / ``report.html``. The evaluation has its own Chroma store
-(``<state_dir>/eval/chroma`` unless ``--chroma``), so the few-shot examples of the disjoint split never mix with
-the app's.
+(``<state_dir>/eval/chroma`` unless ``--chroma``), so the few-shot examples of the disjoint split never mix
+with the app's.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
+import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel, Field
 from tqdm import tqdm
 
 from agent.context import AgentDeps
@@ -28,12 +30,12 @@ from agent.graph import AgentGraph, build_graph
 from agent.outcome import Outcome
 from agent.runner import ask
 from core.llm import LLMProvider
+from core.local_server import ensure_local_server
 from core.settings import Settings
 from database.connection import Database
 from eval.baseline import single_shot
 from eval.configs import EvalConfig, parse_configs
 from eval.datasets import EvalItem, load_demo, load_spider, load_table, select
-from eval.langsmith_upload import upload_run
 from eval.report import write_report
 from eval.run_files import load_log
 from eval.scoring import score_item
@@ -44,10 +46,14 @@ from retrieval.indexing import index_database
 from retrieval.store import ChromaStore, VectorStore
 from tools.registry import default_registry
 
+log = logging.getLogger(__name__)
+
 
 def load_dataset(kind: str, path: str | None) -> list[EvalItem]:
-    """The whole dataset: ``demo`` (bundled gold set), ``spider`` (a folder with dev.json) or ``file`` (a
-    CSV/JSONL, see :func:`eval.datasets.load_table`).
+    """The whole dataset of ``demo``, ``spider`` or ``file``.
+
+    ``demo`` is the bundled gold set, ``spider`` a folder with dev.json and ``file`` a CSV/JSONL (see
+    :func:`eval.datasets.load_table`).
 
     Raises:
         ValueError: ``--path`` missing for spider/file.
@@ -61,8 +67,11 @@ def load_dataset(kind: str, path: str | None) -> list[EvalItem]:
 
 def prepare_store(store: VectorStore, settings: Settings, all_items: list[EvalItem], evaluated: list[EvalItem],
                   *, per_db: int, seed: int) -> dict[str, int]:
-    """Index each evaluated database (tables, values) once and make its examples exactly the disjoint split
-    (:func:`eval.splits.example_split`); returns the number of examples per ``db_id``."""
+    """Index each evaluated database (tables, values) once and make its examples the disjoint split.
+
+    Its examples are exactly the split of :func:`eval.splits.example_split`. Returns the number of examples
+    per ``db_id``.
+    """
     first = {it.db_id: it for it in evaluated}
     files = {db_id: settings.with_database(it.database_url).resolved_examples_path() for db_id, it in first.items()}
     split = example_split(all_items, evaluated, files=files, per_db=per_db, seed=seed)
@@ -83,20 +92,26 @@ UNREACHABLE = "LLM endpoint unreachable"
 
 
 class EndpointDownError(RuntimeError):
-    """The LLM endpoint stopped answering during a run; nothing was recorded for the question, so rerunning the
-    same command resumes there."""
+    """The LLM endpoint stopped answering during a run.
+
+    Nothing was recorded for the question, so rerunning the same command resumes there.
+    """
 
 
 def infrastructure_failure(outcome: Outcome) -> bool:
-    """True when an answer failed because the LLM endpoint was unreachable (not the agent's fault): such a
-    question is not recorded, so a resumed run asks it again."""
+    """True when an answer failed because the LLM endpoint was unreachable (not the agent's fault).
+
+    Such a question is not recorded, so a resumed run asks it again.
+    """
     return outcome.status == "error" and UNREACHABLE in (outcome.answer or "")
 
 
 @dataclass
 class ConfigRunner:
-    """Runs one configuration over questions: deps and graph per database (built once, shared by worker
-    threads), one JSONL line per answered question."""
+    """Runs one configuration over questions, writing one JSONL line per answered question.
+
+    Deps and graph are made per database (built once, shared by worker threads).
+    """
 
     config: EvalConfig
     settings: Settings
@@ -140,7 +155,8 @@ class ConfigRunner:
         done = load_log(self.log_path)
         todo = [it for it in items if it.qid not in done]
         if done:
-            print(f"{self.config.name}: resuming, {len(items) - len(todo)} of {len(items)} already answered")
+            log.warning("%s: resuming, %d of %d already answered", self.config.name, len(items) - len(todo),
+                        len(items))
         bar = tqdm(total=len(todo), desc=self.config.name, unit="q")
         if workers <= 1:
             for it in todo:
@@ -164,19 +180,44 @@ def judge_provider(settings: Settings, model: str | None, base_url: str | None,
     return LLMProvider(judged, overrides)
 
 
-def run_eval(args: argparse.Namespace, settings: Settings, *,
+class EvalRequest(BaseModel):
+    """What to evaluate (the options of ``nl2sql eval``; see its ``--help``)."""
+
+    dataset: Literal["demo", "spider", "file"] = Field("demo", description="Which dataset loader reads ``path``.")
+    path: str | None = Field(None, description="Spider folder or CSV/JSONL file (None: the bundled demo set).")
+    configs: str = Field("with_examples", description="Comma-separated configuration names, or ``all``.")
+    limit: int | None = Field(None, ge=1, description="First N questions (after ``sample``).")
+    sample: int | None = Field(None, ge=1, description="Random sample of N questions (with ``seed``).")
+    seed: int = Field(0, description="Seed of the sample and of the examples split.")
+    out: str = Field("eval/runs/latest", description="Run directory (resumes what is already there).")
+    workers: int = Field(1, ge=1, description="Questions answered in parallel.")
+    llm_judge: bool = Field(True, description="LLM-as-judge metric (called only when EX cannot decide).")
+    judge_model: str | None = Field(None, description="Model of the evaluation judge (default: the judge role's).")
+    judge_base_url: str | None = Field(None, description="Endpoint of the evaluation judge.")
+    examples_per_db: int = Field(40, ge=0, description="Few-shot examples per database (disjoint split).")
+    chroma: str | None = Field(None, description="Chroma folder (default: ``<state_dir>/eval/chroma``).")
+    langsmith: bool = Field(False, description="Upload dataset and experiments to LangSmith afterwards.")
+
+
+def run_eval(request: EvalRequest, settings: Settings, *,
              llm_overrides: dict[str, BaseChatModel] | None = None,
-             report: Callable[[Path], Any] | None = None) -> int:
-    """Run the evaluation the CLI ``args`` describe (see ``nl2sql eval --help``); prints the summary and
-    writes the run directory. ``llm_overrides`` replaces models (tests). Returns the exit status."""
+             report: Callable[[Path], Any] | None = None) -> dict[str, Any]:
+    """Run the evaluation ``request`` describes; writes the run directory and returns its summary.
+
+    ``llm_overrides`` replaces models (tests); ``report`` replaces :func:`eval.report.write_report`.
+
+    Raises:
+        EndpointDownError: the LLM endpoint became unreachable; answered questions are kept, so the same
+            request resumes.
+        ValueError: unknown configuration or unreadable dataset.
+    """
+    args = request
     configs = parse_configs(args.configs)
     all_items = load_dataset(args.dataset, args.path)
     evaluated = select(all_items, limit=args.limit, sample=args.sample, seed=args.seed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if settings.uses_local_llm() and not llm_overrides:
-        from core.local_server import ensure_local_server
-
         ensure_local_server(settings)
     chroma = Path(args.chroma) if args.chroma else Path(settings.state_dir) / "eval" / "chroma"
     store = ChromaStore(chroma, get_embedding_function(settings))
@@ -194,14 +235,7 @@ def run_eval(args: argparse.Namespace, settings: Settings, *,
     judge_llms = judge_provider(settings, args.judge_model, args.judge_base_url, llm_overrides) \
         if args.llm_judge else None
     for config in configs:
-        try:
-            ConfigRunner(config, settings, store, llms, judge_llms, out / f"{config.name}.jsonl").run(
-                evaluated, workers=args.workers)
-        except EndpointDownError as exc:
-            print(f"error: {exc}")
-            return 2
-    summary = (report or write_report)(out)
-    if args.langsmith:
-        print(upload_run(out))
-    print(json.dumps(summary.get("configs", summary), indent=1)[:4000])
-    return 0
+        ConfigRunner(config, settings, store, llms, judge_llms, out / f"{config.name}.jsonl").run(
+            evaluated, workers=args.workers)
+    summary: dict[str, Any] = (report or write_report)(out)
+    return summary

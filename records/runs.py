@@ -48,11 +48,13 @@ class RunStore:
     """
 
     def __init__(self, path: Path) -> None:
+        """Keep ``path``; the file and its folder are created on first use."""
         self.path = Path(path)
 
     def save_run(self, outcome: Outcome) -> str:
-        """Store one :class:`~agent.outcome.Outcome` of :func:`agent.runner.ask` (``thread_id`` may be None);
-        creates or touches its thread. Rows beyond :data:`STORED_ROWS` are dropped from the stored copy, whose
+        """Store one :class:`~agent.outcome.Outcome` of :func:`agent.runner.ask` (``thread_id`` may be None).
+
+        Creates or touches its thread. Rows beyond :data:`STORED_ROWS` are dropped from the stored copy, whose
         ``row_count`` keeps the full count. Returns the run id.
         """
         run_id, question = outcome.run_id, outcome.question
@@ -75,8 +77,10 @@ class RunStore:
         return run_id
 
     def threads(self, database: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
-        """Recent conversations, newest first: ``{"id", "title", "database", "created", "updated", "turns"}``
-        (times in epoch seconds); only ``database``'s when given."""
+        """Recent conversations, newest first; only ``database``'s when given.
+
+        Each is ``{"id", "title", "database", "created", "updated", "turns"}`` (times in epoch seconds).
+        """
         sql = ("SELECT t.*, (SELECT COUNT(*) FROM runs r WHERE r.thread_id = t.id) AS turns FROM threads t "
                + ("WHERE t.database = ? " if database else "") + "ORDER BY t.updated DESC LIMIT ?")
         params: tuple[Any, ...] = (database, limit) if database else (limit,)
@@ -90,8 +94,10 @@ class RunStore:
             return [Outcome.model_validate_json(r["outcome"]) for r in rows]
 
     def runs(self, search: str | None = None, status: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
-        """Run summaries (:data:`SUMMARY_COLUMNS`), newest first, optionally filtered by a question substring
-        (case-insensitive) and a status."""
+        """Run summaries (:data:`SUMMARY_COLUMNS`), newest first.
+
+        Optionally filtered by a question substring (case-insensitive) and a status.
+        """
         clauses, params = [], []
         if search:
             clauses.append("question LIKE ?")

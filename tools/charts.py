@@ -1,6 +1,9 @@
-"""Chart builder: the LLM fills a typed :class:`ChartSpec`, which is validated against the result's columns
-and rendered with Plotly Express by :func:`figure_from_spec`. No generated code is ever executed; an invalid
-or missing spec falls back to a deterministic choice (:func:`heuristic_spec`)."""
+"""Chart builder: the LLM fills a typed :class:`ChartSpec`, rendered with Plotly Express.
+
+The spec is validated against the result's columns and rendered by :func:`figure_from_spec`. No generated
+code is ever executed; an invalid or missing spec falls back to a deterministic choice
+(:func:`heuristic_spec`).
+"""
 
 from __future__ import annotations
 
@@ -62,8 +65,11 @@ def validate_spec(spec: ChartSpec, frame: pd.DataFrame) -> str | None:
 
 
 def heuristic_spec(frame: pd.DataFrame, title: str = "") -> ChartSpec | None:
-    """A sensible chart without the LLM: first non-numeric column as x (line when it holds dates, else bar),
-    first numeric column as y; a histogram for a single numeric column; None when nothing is plottable."""
+    """A sensible chart without the LLM; None when nothing is plottable.
+
+    The first non-numeric column is x (line when it holds dates, else bar) and the first numeric column y; a
+    single numeric column gets a histogram.
+    """
     numeric = [str(c) for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])]
     other = [str(c) for c in frame.columns if str(c) not in numeric]
     if not numeric:
@@ -108,8 +114,10 @@ class BuildChartArgs(BaseModel):
 
 
 class BuildChartTool(Tool[BuildChartArgs]):
-    """Returns ``kind="chart"`` with ``value = {"spec", "source"}`` (source: llm | heuristic); fails when the
-    result has no rows or nothing numeric to plot."""
+    """Returns ``kind="chart"`` with ``value = {"spec", "source"}`` (source: llm | heuristic).
+
+    Fails when the result has no rows or nothing numeric to plot.
+    """
 
     name = "build_chart"
     result_kind = "chart"

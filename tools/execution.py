@@ -58,9 +58,11 @@ def execute_candidates(ctx: ToolContext, candidates: list[dict[str, Any]], paral
 
 def selection_value(outcomes: list[dict[str, Any]], results: dict[int, QueryResult], chosen: int,
                     carry: dict[str, Any]) -> dict[str, Any]:
-    """The payload of a ``rows`` result: the chosen candidate's full result plus every outcome, and the
-    distinct results as groups (``members``, representative ``sql``, ``columns``, ``preview``, ``row_count``)
-    largest first. ``carry`` (prompt parts, question, judge/verifier records) is kept."""
+    """The payload of a ``rows`` result: the chosen candidate's full result plus every outcome.
+
+    The distinct results are kept as groups (``members``, representative ``sql``, ``columns``, ``preview``,
+    ``row_count``), largest first. ``carry`` (prompt parts, question, judge/verifier records) is kept.
+    """
     res = results[chosen]
     groups: dict[str, dict[str, Any]] = {}
     for o in outcomes:
@@ -83,8 +85,10 @@ def selection_value(outcomes: list[dict[str, Any]], results: dict[int, QueryResu
 
 
 def pick_majority(outcomes: list[dict[str, Any]]) -> int | None:
-    """Index of the first member of the largest non-empty result group (self-consistency); an empty result
-    only when every result is empty; None when nothing ran successfully."""
+    """Index of the first member of the largest non-empty result group (self-consistency).
+
+    It points to an empty result only when every result is empty; it is None when nothing ran successfully.
+    """
     for wanted in ("ok", "empty"):
         sizes: dict[str, int] = {}
         for o in outcomes:
@@ -92,7 +96,7 @@ def pick_majority(outcomes: list[dict[str, Any]]) -> int | None:
                 sizes[o["signature"]] = sizes.get(o["signature"], 0) + 1
         if sizes:
             best = max(sizes.values())
-            return next(o["index"] for o in outcomes if o["status"] == wanted and sizes[o["signature"]] == best)
+            return int(next(o["index"] for o in outcomes if o["status"] == wanted and sizes[o["signature"]] == best))
     return None
 
 
@@ -103,8 +107,9 @@ def failure_value(outcomes: list[dict[str, Any]], carry: dict[str, Any]) -> dict
 
 
 class ExecuteSQLTool(Tool[ExecuteSQLArgs]):
-    """Runs every candidate through :meth:`database.connection.Database.run_query` (guard, read-only,
-    timeout, row cap), in parallel.
+    """Runs every candidate through :meth:`database.connection.Database.run_query`, in parallel.
+
+    Each run has the guard, read-only access, the timeout and the row cap.
 
     Returns ``kind="rows"`` with :func:`selection_value` (the majority result selected; failures and empty
     results dropped, one empty result kept when all are empty), or ``ok=False`` with :func:`failure_value`
@@ -119,8 +124,11 @@ class ExecuteSQLTool(Tool[ExecuteSQLArgs]):
     handles_failures = True  # a generation whose candidates were all refused is passed on to the verifier
 
     def build_args(self, call: ToolCall, ctx: ToolContext) -> ExecuteSQLArgs:
-        """Candidates of the referenced generate_sql result (also of a failed one: its refused candidates are
-        recorded so the verifier can repair them); otherwise the literal input (manual runs)."""
+        """Candidates of the referenced generate_sql result; otherwise the literal input (manual runs).
+
+        A failed generate_sql result counts too: its refused candidates are recorded so the verifier can
+        repair them.
+        """
         sql_results = call.referenced("sql") or [r for r in call.refs.values() if "candidates" in r.value]
         if sql_results:
             value = sql_results[-1].value

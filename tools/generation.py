@@ -35,8 +35,11 @@ class SQLAnswer(BaseModel):
 
 @functools.cache
 def reasoned_answer_model(max_chars: int) -> type[BaseModel]:
-    """Structured output of the chain-of-thought strategies: ``reasoning`` (at most ``max_chars`` characters,
-    enforced by the server's JSON grammar) before ``sql``, so the model reasons first."""
+    """Structured output of the chain-of-thought strategies: ``reasoning`` before ``sql``.
+
+    ``reasoning`` comes first so the model reasons first; it has at most ``max_chars`` characters, enforced by
+    the server's JSON grammar.
+    """
     return create_model(
         "ReasonedSQL",
         reasoning=(str, Field(description="Short reasoning.", max_length=max_chars)),
@@ -56,9 +59,11 @@ class Candidate(BaseModel):
 
 
 class GenerateSQLArgs(BaseModel):
-    """The question, the schema context (from retrieve_schema), and optional few-shot examples, resolved
-    values (from search_values), table insights and conversation history, each already rendered as prompt
-    text."""
+    """The question, the schema context and optional parts, each already rendered as prompt text.
+
+    The schema context comes from retrieve_schema; the optional parts are few-shot examples, resolved values
+    (from search_values), table insights and conversation history.
+    """
 
     question: str = Field(min_length=1, max_length=2000)
     schema_context: str = Field(min_length=1)
@@ -130,10 +135,12 @@ def write_candidate(ctx: ToolContext, system: str, user: str, spec: CandidateSpe
 
 
 class GenerateSQLTool(Tool[GenerateSQLArgs]):
-    """Returns ``kind="sql"``, ``value = {"sql", "candidates", "system", "context", "question"}``: ``sql`` is
-    the first usable candidate, ``candidates`` every :class:`Candidate` (as dicts); ``system``/``context`` are
-    the prompt parts the judge and verifier reuse (same prefix, so the server's prompt cache serves them).
-    Fails (``ok=False``) only when no candidate is usable."""
+    """Returns ``kind="sql"``, ``value = {"sql", "candidates", "system", "context", "question"}``.
+
+    ``sql`` is the first usable candidate, ``candidates`` every :class:`Candidate` (as dicts);
+    ``system``/``context`` are the prompt parts the judge and verifier reuse (same prefix, so the server's
+    prompt cache serves them). Fails (``ok=False``) only when no candidate is usable.
+    """
 
     name = "generate_sql"
     result_kind = "sql"

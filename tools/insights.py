@@ -1,5 +1,7 @@
-"""Table insights tool: one generator call that condenses the retrieved schema (and resolved values) into how
-to answer the question - tables, key columns, joins, filters, a short strategy and a precise restatement.
+"""Table insights tool: one generator call condensing the retrieved schema into how to answer the question.
+
+The retrieved schema (and resolved values) is condensed into tables, key columns, joins, filters, a short
+strategy and a precise restatement.
 
 Its text is meant to feed SQL generation. Lists and strings are length-capped in the output schema (the local
 server turns ``maxItems``/``maxLength`` into its grammar), so the call stays short; table names the model
@@ -69,8 +71,10 @@ def ground(insights: TableInsights, known_tables: list[str]) -> tuple[TableInsig
 
 
 class TableInsightsTool(Tool[TableInsightsArgs]):
-    """Returns ``kind="insights"``: ``text`` from :func:`render`; ``value`` is the :class:`TableInsights`
-    fields plus ``dropped_tables`` (names not in the schema)."""
+    """Returns ``kind="insights"``: ``text`` from :func:`render` and the insights as ``value``.
+
+    ``value`` is the :class:`TableInsights` fields plus ``dropped_tables`` (names not in the schema).
+    """
 
     name = "table_insights"
     result_kind = "insights"
@@ -100,8 +104,10 @@ class TableInsightsTool(Tool[TableInsightsArgs]):
         )
 
     def run(self, args: TableInsightsArgs, ctx: ToolContext) -> ToolResult:
-        """One ``generator`` call with :class:`TableInsights` as structured output; LLMError propagates to the
-        registry, which returns it as a failed result."""
+        """One ``generator`` call with :class:`TableInsights` as structured output.
+
+        LLMError propagates to the registry, which returns it as a failed result.
+        """
         system = prompt.SYSTEM.format(dialect=ctx.db.dialect, schema=args.schema_context)
         user = prompt.USER.format(values=args.values, question=args.question)
         raw = invoke_structured(ctx.llms, "generator", chat(system, user), TableInsights, ctx.usage,

@@ -93,8 +93,10 @@ def judge_groups(ctx: ToolContext, value: dict[str, Any]) -> tuple[int, dict[str
 
 def reselect(ctx: ToolContext, value: dict[str, Any], chosen: int, record: dict[str, Any],
              key: str = "judge") -> ToolResult:
-    """The ``rows`` result for candidate ``chosen`` (re-run when it is not the one already selected), with
-    ``record`` stored under ``value[key]``."""
+    """The ``rows`` result for candidate ``chosen``, with ``record`` stored under ``value[key]``.
+
+    The candidate is re-run when it is not the one already selected.
+    """
     if chosen == value.get("selected"):
         return ToolResult(ok=True, kind="rows", text=preview_text(value), value={**value, key: record})
     sql = next(o["sql"] for o in value["outcomes"] if o["index"] == chosen)
@@ -108,8 +110,11 @@ def reselect(ctx: ToolContext, value: dict[str, Any], chosen: int, record: dict[
 
 
 class JudgeSQLTool(Tool[JudgeArgs]):
-    """Judge step: returns the execute step's ``rows`` result with the judge's pick selected and its record
-    in ``value["judge"]``; a failed execution is passed on unchanged (the verifier repairs it)."""
+    """Judge step: returns the execute step's ``rows`` result with the judge's pick selected.
+
+    The judge's record is in ``value["judge"]``; a failed execution is passed on unchanged (the verifier
+    repairs it).
+    """
 
     name = "judge_sql"
     result_kind = "rows"

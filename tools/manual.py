@@ -16,8 +16,11 @@ from tools.registry import ToolRegistry
 
 @dataclass
 class ManualRun:
-    """Results of one manual run: ``steps`` as ``(step id, tool, result)`` in order (the tool under test
-    last) and the LLM calls made (``usage``: one dict per call)."""
+    """Results of one manual run: its steps and the LLM calls made.
+
+    ``steps`` are ``(step id, tool, result)`` in order (the tool under test last); ``usage`` has one dict per
+    LLM call.
+    """
 
     steps: list[tuple[str, str, ToolResult]] = field(default_factory=list)
     usage: list[dict[str, Any]] = field(default_factory=list)
@@ -30,9 +33,12 @@ class ManualRun:
 
 def run_tool(registry: ToolRegistry, ctx: ToolContext, tool: str, question: str, tool_input: str = "",
              prerequisites: list[str] | None = None) -> ManualRun:
-    """Run ``tool`` on ``question`` and ``tool_input`` after ``prerequisites`` (tool names, run with an empty
-    input, in order), with the tools of ``registry`` in context ``ctx`` (its ``usage`` log collects the LLM
-    calls). Unknown tools and bad input come back as failed results (never raised), as in a plan."""
+    """Run ``tool`` on ``question`` and ``tool_input`` after ``prerequisites``.
+
+    The prerequisites are tool names, run with an empty input, in order. The tools of ``registry`` run in
+    context ``ctx`` (its ``usage`` log collects the LLM calls). Unknown tools and bad input come back as
+    failed results (never raised), as in a plan.
+    """
     usage = ctx.usage
     run = ManualRun()
     refs: dict[str, ToolResult] = {}

@@ -25,9 +25,12 @@ class SearchValuesArgs(BaseModel):
 
 
 class SearchValuesTool(Tool[SearchValuesArgs]):
-    """Returns ``kind="values"``: ``text`` has one line per match, e.g.
-    ``"Apple" -> EQ_MSTR.CO_NM = 'Apple Inc.' (EQ_ID 1001; TICKER 'AAPL')``; ``value`` is
-    ``{"matches": [ValueMatch.to_dict(), ...], "indexed": bool}``. No match is a successful empty result."""
+    """Returns ``kind="values"``: ``text`` has one line per match, ``value`` the matches.
+
+    A ``text`` line reads e.g. ``"Apple" -> EQ_MSTR.CO_NM = 'Apple Inc.' (EQ_ID 1001; TICKER 'AAPL')``;
+    ``value`` is ``{"matches": [ValueMatch.to_dict(), ...], "indexed": bool}``. No match is a successful empty
+    result.
+    """
 
     name = "search_values"
     result_kind = "values"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -29,13 +30,13 @@ from tools.verifier import VerifySQLTool
 class ToolRegistry:
     """Looks tools up by name and runs them safely (no exception escapes :meth:`run`)."""
 
-    def __init__(self, tools: Iterable[Tool]) -> None:
+    def __init__(self, tools: Iterable[Tool[Any]]) -> None:
         """Register ``tools`` in order (the order of the planner's tool list and of completion steps).
 
         Raises:
             ValueError: two tools share a name.
         """
-        self._tools: dict[str, Tool] = {}
+        self._tools: dict[str, Tool[Any]] = {}
         for tool in tools:
             if tool.name in self._tools:
                 raise ValueError(f"tool {tool.name!r} is registered twice")
@@ -46,7 +47,7 @@ class ToolRegistry:
         """Registered tool names, in registration order."""
         return list(self._tools)
 
-    def get(self, name: str) -> Tool:
+    def get(self, name: str) -> Tool[Any]:
         """The tool called ``name``.
 
         Raises:

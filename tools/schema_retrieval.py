@@ -101,10 +101,13 @@ class RetrieveSchemaArgs(BaseModel):
 
 
 class RetrieveSchemaTool(Tool[RetrieveSchemaArgs]):
-    """Returns ``kind="schema"``: ``text`` is the schema context for SQL generation (then join paths as
-    ``--`` comments); ``value`` has ``tables`` (chosen, canonical order), ``bridges`` (subset added to join),
-    ``join_paths`` (``"A.x = B.y"`` lines), ``ranking`` (name, fused score), ``tokens`` (estimate) and
-    ``snapshot`` (index snapshot id, for the trace)."""
+    """Returns ``kind="schema"``: the schema context as ``text`` and the retrieval details as ``value``.
+
+    ``text`` is the schema context for SQL generation (then join paths as ``--`` comments); ``value`` has
+    ``tables`` (chosen, canonical order), ``bridges`` (subset added to join), ``join_paths`` (``"A.x = B.y"``
+    lines), ``ranking`` (name, fused score), ``tokens`` (estimate) and ``snapshot`` (index snapshot id, for
+    the trace).
+    """
 
     name = "retrieve_schema"
     result_kind = "schema"
@@ -119,8 +122,10 @@ class RetrieveSchemaTool(Tool[RetrieveSchemaArgs]):
         return RetrieveSchemaArgs(query=query, k=cfg.top_k_tables, budget=cfg.schema_token_budget)
 
     def run(self, args: RetrieveSchemaArgs, ctx: ToolContext) -> ToolResult:
-        """Rank tables, keep what fits the budget (with bridges), join their schema chunks; fails when there
-        is no index."""
+        """Rank tables, keep what fits the budget (with bridges), join their schema chunks.
+
+        Fails when there is no index.
+        """
         started = time.perf_counter()
         catalog = load_catalog(ctx.store, ctx.db.key)
         ranked = rank_tables(ctx.store, catalog, args.query, max(3 * args.k, 30)) if catalog else []

@@ -1,5 +1,7 @@
-"""Verifier: repairs the query when every candidate failed, every result was empty, or the judge's best
-score is under the threshold.
+"""Verifier: repairs the query when its candidates failed, came back empty or scored too low.
+
+That is when every candidate failed, every result was empty, or the judge's best score is under the
+threshold.
 
 Each attempt (at most ``generation.verifier_retries``) runs read-only probes (:mod:`tools.probes`), asks the
 generator for a Query-Plan chain-of-thought repair given the problem and the probe results, guards and

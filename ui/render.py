@@ -1,5 +1,7 @@
-"""Drawing one answered turn: text, table (sortable, CSV download), chart, SQL, how it was chosen, cost, and
-the thumbs up/down feedback widget."""
+"""Drawing one answered turn: text, table, chart, SQL, how it was chosen, cost, and feedback.
+
+The table is sortable with a CSV download; the feedback is the thumbs up/down widget.
+"""
 
 from __future__ import annotations
 
@@ -57,8 +59,11 @@ def show_turn(out: Outcome, settings: Settings, key: str) -> None:
 
 
 def feedback_widget(out: Outcome, deps: AgentDeps, store: FeedbackStore, key: str) -> None:
-    """Thumbs up/down with an optional comment for one answer, stored at the first click (nothing to submit);
-    a thumbs-up is approved as an example at once when ``auto_approve_feedback`` is on and its SQL runs."""
+    """Thumbs up/down with an optional comment for one answer, stored at the first click.
+
+    There is nothing to submit. A thumbs-up is approved as an example at once when ``auto_approve_feedback``
+    is on and its SQL runs.
+    """
     run_id = out.run_id
     if not run_id or not out.question:
         return
