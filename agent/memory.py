@@ -9,6 +9,10 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from agent.graph import AgentGraph
 from core.settings import Settings
 
 STATE_TYPES = [("agent.plan", "Plan"), ("agent.plan", "PlanStep"), ("tools.base", "ToolResult"),
@@ -21,22 +25,19 @@ def checkpoint_path(settings: Settings) -> Path:
     return Path(settings.state_dir) / "checkpoints.sqlite"
 
 
-def open_checkpointer(settings: Settings, path: Path | None = None) -> Any:
+def open_checkpointer(settings: Settings, path: Path | None = None) -> SqliteSaver:
     """A ``langgraph.checkpoint.sqlite.SqliteSaver`` on ``path`` (default :func:`checkpoint_path`).
 
     The folder is created. The connection allows use from the app's worker threads (SqliteSaver locks
     itself).
     """
-    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-    from langgraph.checkpoint.sqlite import SqliteSaver
-
     target = path or checkpoint_path(settings)
     target.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(str(target), check_same_thread=False)
     return SqliteSaver(conn, serde=JsonPlusSerializer(allowed_msgpack_modules=STATE_TYPES))
 
 
-def thread_history(graph: Any, thread_id: str) -> list[dict[str, Any]]:
+def thread_history(graph: AgentGraph, thread_id: str) -> list[dict[str, Any]]:
     """The stored history of ``thread_id`` (oldest first; [] for a new thread)."""
     snapshot = graph.get_state({"configurable": {"thread_id": thread_id}})
     return list((snapshot.values or {}).get("history", [])) if snapshot else []

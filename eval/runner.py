@@ -211,31 +211,31 @@ def run_eval(request: EvalRequest, settings: Settings, *,
             request resumes.
         ValueError: unknown configuration or unreadable dataset.
     """
-    args = request
-    configs = parse_configs(args.configs)
-    all_items = load_dataset(args.dataset, args.path)
-    evaluated = select(all_items, limit=args.limit, sample=args.sample, seed=args.seed)
-    out = Path(args.out)
+    configs = parse_configs(request.configs)
+    all_items = load_dataset(request.dataset, request.path)
+    evaluated = select(all_items, limit=request.limit, sample=request.sample, seed=request.seed)
+    out = Path(request.out)
     out.mkdir(parents=True, exist_ok=True)
     if settings.uses_local_llm() and not llm_overrides:
         ensure_local_server(settings)
-    chroma = Path(args.chroma) if args.chroma else Path(settings.state_dir) / "eval" / "chroma"
+    chroma = Path(request.chroma) if request.chroma else Path(settings.state_dir) / "eval" / "chroma"
     store = ChromaStore(chroma, get_embedding_function(settings))
-    examples = prepare_store(store, settings, all_items, evaluated, per_db=args.examples_per_db, seed=args.seed)
-    meta = {"dataset": args.dataset, "path": args.path, "sample": args.sample, "seed": args.seed,
-            "limit": args.limit, "questions": len(evaluated), "configs": [c.name for c in configs],
-            "examples_per_db": examples, "llm_judge": bool(args.llm_judge),
+    examples = prepare_store(store, settings, all_items, evaluated, per_db=request.examples_per_db, seed=request.seed)
+    names = [c.name for c in configs]
+    meta: dict[str, Any] = {"dataset": request.dataset, "path": request.path, "sample": request.sample, "seed": request.seed,
+            "limit": request.limit, "questions": len(evaluated), "configs": names,
+            "examples_per_db": examples, "llm_judge": bool(request.llm_judge),
             "models": {r: settings.llm(r).model for r in ("planner", "generator", "judge", "organizer")},
-            "judge_model": args.judge_model or settings.judge.model, "started": datetime.now(UTC).isoformat()}
+            "judge_model": request.judge_model or settings.judge.model, "started": datetime.now(UTC).isoformat()}
     if (out / "run.json").exists():  # another invocation on the same run directory: keep its configurations
         earlier = json.loads((out / "run.json").read_text()).get("configs", [])
-        meta["configs"] = [*earlier, *(c for c in meta["configs"] if c not in earlier)]
+        meta["configs"] = [*earlier, *(c for c in names if c not in earlier)]
     (out / "run.json").write_text(json.dumps(meta, indent=2))
     llms = LLMProvider(settings, llm_overrides)
-    judge_llms = judge_provider(settings, args.judge_model, args.judge_base_url, llm_overrides) \
-        if args.llm_judge else None
+    judge_llms = judge_provider(settings, request.judge_model, request.judge_base_url, llm_overrides) \
+        if request.llm_judge else None
     for config in configs:
         ConfigRunner(config, settings, store, llms, judge_llms, out / f"{config.name}.jsonl").run(
-            evaluated, workers=args.workers)
+            evaluated, workers=request.workers)
     summary: dict[str, Any] = (report or write_report)(out)
     return summary
