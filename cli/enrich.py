@@ -25,7 +25,7 @@ def run_enrich(args: argparse.Namespace, settings: Settings) -> int:
     db = Database.from_settings(settings)
     out = Path(args.out) if getattr(args, "out", None) else default_enriched_path(db, settings.state_dir)
     assert out is not None
-    if settings.generator.is_local_default:
+    if settings.is_local("generator"):
         ensure_local_server(settings)
     usage = UsageLog()
     report = enrich(db, LLMProvider(settings), out, usage=usage, model_name=settings.generator.model,

@@ -23,6 +23,9 @@ def _settings(args: argparse.Namespace) -> Settings:
 
         gen = settings.generation.model_copy(update={"candidates": CandidateSpec.parse_list(args.candidates)})
         settings = settings.model_copy(update={"generation": gen})
+    warning = settings.profile_warning()
+    if warning:
+        print(f"Warning: {warning}", file=sys.stderr)
     return settings
 
 

@@ -12,13 +12,15 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
+
+from core.profile import Profile, detect_profile, is_small_model
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 """Repository root (the folder holding ``pyproject.toml``)."""
@@ -52,7 +54,7 @@ class LLMSettings(BaseModel):
 
     @property
     def is_local_default(self) -> bool:
-        """True when this role points at the embedded local server (which may be auto-started)."""
+        """True when this role points at the default address of the embedded local server."""
         return self.base_url.rstrip("/") == LOCAL_BASE_URL
 
 
@@ -72,6 +74,11 @@ class LocalLLMSettings(BaseModel):
         True, description="Start the server when a role uses the local default endpoint."
     )
     startup_timeout_s: float = Field(180.0, gt=0, description="How long to wait for the health check.")
+
+    @property
+    def base_url(self) -> str:
+        """OpenAI base URL of the embedded server at ``host``/``port``, e.g. ``http://127.0.0.1:8765/v1``."""
+        return f"http://{self.host}:{self.port}/v1"
 
 
 class RetrievalSettings(BaseModel):
@@ -157,20 +164,26 @@ class GenerationSettings(BaseModel):
         "parallel slots add little throughput (see the README's measurements).",
     )
     candidates: list[CandidateSpec] | None = Field(
-        None, description="Explicit candidate list; overrides the per-endpoint profiles above."
+        None, description="Explicit candidate list; overrides the profiles' lists above."
+    )
+    profile: Literal["auto", "small", "large"] = Field(
+        "auto",
+        description="Generation profile by model capability (core.profile): small = the cascade of "
+        "candidates_local, large = candidates_remote judged; auto = small for the embedded server or a model "
+        "whose name says it is small (at most 10B parameters, or a known small family), else large.",
     )
     parallel: bool | None = Field(
         None,
-        description="Generate candidates concurrently; None = automatic: yes for remote endpoints, no for the "
-        "embedded 2-core model, where parallel slots barely add throughput and each slot must first process "
-        "the schema prompt itself (sequential candidates reuse one slot's prompt cache).",
+        description="Generate candidates concurrently; None = automatic: yes for the large profile, no for "
+        "the small one (e.g. the embedded 2-core model, where parallel slots barely add throughput and each slot must first process "
+        "the schema prompt itself: sequential candidates reuse one slot's prompt cache).",
     )
     cascade: bool | None = Field(
         None,
         description="Generate candidates in order and stop at the first whose SQL runs and returns rows (later "
-        "candidates are fallbacks); None = automatic: on for the embedded model, where the direct candidate "
-        "is the most accurate and each extra candidate costs ~5-10 s (see the README's ablation), off for "
-        "remote endpoints (all candidates, judged).",
+        "candidates are fallbacks); None = automatic: on for the small profile, where the direct candidate "
+        "is the most accurate and each extra candidate costs ~5-10 s on the embedded model (see the README's "
+        "ablation), off for the large profile (all candidates, judged).",
     )
     reasoning_max_chars: int = Field(
         240, ge=40, le=4000, description="Cap on a candidate's chain-of-thought (characters, grammar-enforced)."
@@ -257,24 +270,43 @@ class Settings(BaseSettings):
         """Copy of these settings pointing at ``url`` (unchanged when ``url`` is None)."""
         return self if not url else self.model_copy(update={"database_url": url})
 
+    def is_local(self, role: Role) -> bool:
+        """True when ``role`` points at the embedded local server (``local_llm``'s address; may be auto-started)."""
+        return self.llm(role).base_url.rstrip("/") == self.local_llm.base_url
+
+    def generation_profile(self) -> Profile:
+        """The generator's profile: ``generation.profile``, or detected (:func:`core.profile.detect_profile`)."""
+        if self.generation.profile != "auto":
+            return self.generation.profile
+        return detect_profile(self.generator.model, local_server=self.is_local("generator"))
+
+    def profile_warning(self) -> str | None:
+        """A warning when a model known to be small is given the large profile explicitly, else None."""
+        small = self.is_local("generator") or is_small_model(self.generator.model)
+        if self.generation.profile == "large" and small:
+            return (f"The generator {self.generator.model!r} is a small model but runs the large profile "
+                    "(concurrent chain-of-thought candidates and a judge), which was 16 EX points below "
+                    "single-shot for a 1.5B model; set NL2SQL_GENERATION__PROFILE=small or auto.")
+        return None
+
     def candidate_specs(self) -> list[CandidateSpec]:
-        """Candidates to generate: the explicit list, else the profile of the generator's endpoint."""
+        """Candidates to generate: the explicit list, else the list of the generation profile."""
         gen = self.generation
         if gen.candidates:
             return list(gen.candidates)
-        return list(gen.candidates_local if self.generator.is_local_default else gen.candidates_remote)
+        return list(gen.candidates_local if self.generation_profile() == "small" else gen.candidates_remote)
 
     def parallel_candidates(self) -> bool:
         """Whether candidates are generated concurrently (see ``GenerationSettings.parallel``)."""
         if self.generation.parallel is not None:
             return self.generation.parallel
-        return not self.generator.is_local_default
+        return self.generation_profile() == "large"
 
     def cascade_candidates(self) -> bool:
         """Whether candidates are generated as a cascade (see ``GenerationSettings.cascade``)."""
         if self.generation.cascade is not None:
             return self.generation.cascade
-        return self.generator.is_local_default
+        return self.generation_profile() == "small"
 
     def resolved_examples_path(self) -> Path | None:
         """``examples_path``, else ``<stem>.examples.jsonl`` beside a SQLite database file when it exists."""
@@ -303,4 +335,14 @@ class Settings(BaseSettings):
 
     def uses_local_llm(self) -> bool:
         """True when any role points at the embedded local server."""
-        return any(self.llm(r).is_local_default for r in ROLES)
+        return any(self.is_local(r) for r in ROLES)
+
+    @model_validator(mode="after")
+    def _roles_follow_local_server(self) -> Settings:
+        """Roles left at the default local URL follow ``local_llm``'s host and port when those are moved."""
+        if self.local_llm.base_url != LOCAL_BASE_URL:
+            for role in ROLES:
+                llm = self.llm(role)
+                if llm.is_local_default:
+                    llm.base_url = self.local_llm.base_url
+        return self

@@ -52,7 +52,8 @@ DIALECT_RULES = {
 
 EXAMPLES_HEADER = "Similar solved questions:\n"
 
-VALUES_HEADER = "Database values for names in the question (use these exact values and ids):\n"
+VALUES_HEADER = ("Stored values that may match words of the question (use one, spelled exactly, only where the "
+                 "question refers to it):\n")
 
 INSIGHTS_HEADER = "Analysis of the question:\n"
 

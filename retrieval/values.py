@@ -10,7 +10,9 @@ columns, e.g. TICKER and ISIN next to CO_NM, so "Apple" and "AAPL" land on the s
 
 Search side (:func:`search_values`): mentions of the question (:func:`retrieval.value_matching
 .extract_mentions`) are scored against an in-memory candidate list (rapidfuzz; tickers exact) and against the
-embeddings (``store.query`` on ``values_index``); the best non-overlapping mentions win; when a mention's
+embeddings (``store.query`` on ``values_index``); options that are no plausible entity for their mention
+(a common word inside a longer value, a word naming a table or column: :mod:`retrieval.value_plausibility`)
+are dropped; the best non-overlapping mentions win; when a mention's
 top options are within :data:`AMBIGUITY_MARGIN` points, one call to the small ``filter`` model picks among
 them (:func:`choose_options`), otherwise no LLM is called.
 """
@@ -27,6 +29,7 @@ from core.llm import LLMError, LLMProvider, UsageLog, chat, invoke_structured
 from retrieval.store import VALUES_INDEX, Hit, VectorStore
 from retrieval.value_index import DbValues, ValueEntry, build_value_index, index_values, load_values
 from retrieval.value_matching import Mention, extract_mentions
+from retrieval.value_plausibility import plausible
 
 __all__ = ["ValueMatch", "build_value_index", "choose_options", "index_values", "search_values"]
 
@@ -185,6 +188,7 @@ def search_values(
     llms: LLMProvider | None = None,
     usage: UsageLog | None = None,
     use_embeddings: bool = True,
+    schema: frozenset[str] = frozenset(),
 ) -> list[ValueMatch]:
     """Resolve the values a question mentions to exact database values of ``db_key``.
 
@@ -197,6 +201,8 @@ def search_values(
             top-ranked option (no LLM call).
         usage: the question's usage log.
         use_embeddings: also match mentions by embedding similarity (one vector query per embedded mention).
+        schema: normalised words of the database's table and column names
+            (:func:`retrieval.value_plausibility.schema_words`); mentions made only of them are not values.
 
     Returns:
         At most ``limit`` :class:`ValueMatch`, one per mention, in question order; ``[]`` when nothing matches
@@ -214,7 +220,8 @@ def search_values(
         for i, s in embedded.get(mention, {}).items():
             if s > scores.get(i, (0.0, ""))[0]:
                 scores[i] = (s, "embedding")
-        options = _options(mention, scores, data)
+        options = [o for o in _options(mention, scores, data)
+                   if plausible(mention, data.entries[o.primary(data.entries)].value, schema)]
         if options and options[0].score >= MIN_SCORE:
             ranked.append((mention, options))
     ranked.sort(key=_span_rank)

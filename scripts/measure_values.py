@@ -49,8 +49,10 @@ import retrieval.values  # noqa: E402
 from core.llm import LLMProvider, UsageLog  # noqa: E402
 from core.settings import DATA_DIR, Settings  # noqa: E402
 from database.connection import Database  # noqa: E402
+from database.schema_reader import read_schema  # noqa: E402
 from retrieval.embeddings import get_embedding_function  # noqa: E402
 from retrieval.store import VALUES_INDEX, ChromaStore  # noqa: E402
+from retrieval.value_plausibility import schema_words  # noqa: E402
 from retrieval.values import ValueMatch, index_values, search_values  # noqa: E402
 from tests.support.scripted_model import ScriptedChatModel  # noqa: E402
 
@@ -78,6 +80,8 @@ def run_questions(db: Database, store: ChromaStore, items: list[dict[str, Any]],
     indexed = {(str(h.metadata["table"]), str(h.metadata["column"])) for h in records}
     row_of = {(str(h.metadata["table"]), str(h.metadata["column"]), str(h.metadata["value"])): h.metadata["id"]
               for h in records if h.metadata.get("id") not in (None, "")}
+    tables = read_schema(db, sample_rows=0, use_enriched=False)
+    schema = schema_words([*(t.name for t in tables), *(c.name for t in tables for c in t.columns)])
     stand_in = ScriptedChatModel(replies=[{"choices": [1] * 8}])  # = top option, as without a filter
     llms, usage = LLMProvider(Settings(), overrides={"filter": stand_in}), UsageLog()
     rows = []
@@ -87,7 +91,7 @@ def run_questions(db: Database, store: ChromaStore, items: list[dict[str, Any]],
         started = time.perf_counter()
         calls_before = len(usage.calls)
         matches = search_values(item["question"], db.key, store, use_embeddings=use_embeddings,
-                                llms=llms, usage=usage)
+                                llms=llms, usage=usage, schema=schema)
         seconds = time.perf_counter() - started
         verdicts = [[_hits(e, m, row_of) for m in matches] for e in entities]
         strict_ok = [any(verdicts[i][k][0] for i in range(len(entities))) for k in range(len(matches))]

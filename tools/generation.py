@@ -56,6 +56,7 @@ class Candidate(BaseModel):
     reasoning: str = ""
     sql: str | None = None
     error: str | None = Field(None, description="Generation or guard failure; None when the SQL is usable.")
+    value_hints: bool = Field(True, description="The prompt carried the resolved values (when there were any).")
 
 
 class GenerateSQLArgs(BaseModel):
@@ -170,16 +171,18 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         context = f"{args.history}{args.examples}{args.values}{args.insights}"
         specs = ctx.settings.candidate_specs()
 
-        def one(item: tuple[int, CandidateSpec]) -> Candidate:
+        def one(item: tuple[int, CandidateSpec], hints: bool = True) -> Candidate:
             index, spec = item
             user = prompt.TEMPLATES[spec.strategy].format(
-                history=args.history, examples=args.examples, values=args.values, insights=args.insights,
-                question=args.question)
-            return write_candidate(ctx, system, user, spec, index)
+                history=args.history, examples=args.examples, values=args.values if hints else "",
+                insights=args.insights, question=args.question)
+            cand = write_candidate(ctx, system, user, spec, index)
+            cand.value_hints = hints and bool(args.values)
+            return cand
 
         items = list(enumerate(specs, start=1))
         if ctx.settings.cascade_candidates():
-            candidates = self._cascade(one, items, ctx)
+            candidates = self._cascade(one, items, ctx, has_hints=bool(args.values))
         else:
             candidates = run_concurrently(one, items, ctx.settings.parallel_candidates())
         value = {"candidates": [c.model_dump() for c in candidates], "system": system, "context": context,
@@ -192,15 +195,23 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         return ToolResult(ok=True, kind="sql", text=str(usable[0].sql), value={**value, "sql": usable[0].sql})
 
     @staticmethod
-    def _cascade(one: Callable[[tuple[int, CandidateSpec]], Candidate], items: list[tuple[int, CandidateSpec]],
-                 ctx: ToolContext) -> list[Candidate]:
-        """Candidates in order until one runs (read-only dry run) and returns rows; the rest are not made."""
+    def _cascade(one: Callable[[tuple[int, CandidateSpec], bool], Candidate],
+                 items: list[tuple[int, CandidateSpec]], ctx: ToolContext, *, has_hints: bool) -> list[Candidate]:
+        """Candidates in order until one runs (read-only dry run) and returns rows; the rest are not made.
+
+        When a candidate that saw value hints runs but returns no rows, the next candidates are written without
+        the hints: a value linked to a common word (a track called 'Country Feedback' for "country") makes an
+        empty filter, and the fallback should not repeat it.
+        """
         made = []
+        hints = True
         for item in items:
-            cand = one(item)
+            cand = one(item, hints)
             made.append(cand)
             if cand.sql and not cand.error:
                 res = ctx.db.run_query(cand.sql)
                 if res.ok and res.rows:
                     break
+                if res.ok and has_hints:
+                    hints = False
         return made

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from retrieval.hybrid import load_catalog
 from retrieval.store import VALUES_INDEX
+from retrieval.value_plausibility import schema_words
 from retrieval.values import search_values
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
 
@@ -51,8 +53,10 @@ class SearchValuesTool(Tool[SearchValuesArgs]):
         if ctx.store.count(VALUES_INDEX, {"db": ctx.db.key}) == 0:
             return ToolResult(ok=True, kind="values", text=NO_INDEX_TEXT,
                               value={"matches": [], "indexed": False})
+        catalog = load_catalog(ctx.store, ctx.db.key)
+        names = [*catalog.names, *(c for cols in catalog.columns.values() for c in cols)] if catalog else []
         matches = search_values(args.text, ctx.db.key, ctx.store, limit=args.limit, llms=ctx.llms,
-                                usage=ctx.usage)
+                                usage=ctx.usage, schema=schema_words(names))
         text = "\n".join(m.describe() for m in matches) if matches else NO_MATCH_TEXT
         return ToolResult(ok=True, kind="values", text=text,
                           value={"matches": [m.to_dict() for m in matches], "indexed": True})

@@ -105,7 +105,10 @@ def chat_page() -> None:
     except Exception as exc:  # setup problems (model, database, index) are explained, not raised
         st.error(f"The assistant could not start: {explain(f'{type(exc).__name__}: {exc}', cfg)}")
         st.stop()
-    st.caption(f"Database `{deps.db.key}` · generator `{cfg.generator.model}`")
+    st.caption(f"Database `{deps.db.key}` · generator `{cfg.generator.model}` ({cfg.generation_profile()} profile)")
+    warning = cfg.profile_warning()
+    if warning:
+        st.warning(warning)
     thread_id = current_thread()
     runs, feedback = services.run_store(), services.feedback_store()
     turns = runs.thread_runs(thread_id)

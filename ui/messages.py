@@ -25,7 +25,7 @@ def explain(text: str | None, settings: Settings) -> str:
     if _ENDPOINT.search(raw):
         where = settings.generator.base_url
         hint = (" The embedded model starts with the app; if it stopped, run `nl2sql llm serve`."
-                if settings.generator.is_local_default else " Check the endpoint and its API key in the settings.")
+                if settings.is_local("generator") else " Check the endpoint and its API key in the settings.")
         return f"The language model at {where} did not answer, so the question could not be processed.{hint}"
     if _DATABASE.search(raw):
         return (f"The database could not be reached ({settings.database_url.split('?')[0]}). Check that it is "

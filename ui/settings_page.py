@@ -38,7 +38,7 @@ def settings_page() -> None:
         spec = ",".join(f"{c.strategy}:{c.temperature:g}" for c in cfg.candidate_specs())
         candidates = st.text_input("SQL candidates (strategy:temperature, comma-separated; direct, qp, dc)",
                                    value=spec)
-        st.caption(f"{len(cfg.candidate_specs())} candidates · cascade "
+        st.caption(f"{cfg.generation_profile()} profile · {len(cfg.candidate_specs())} candidates · cascade "
                    f"{'on' if cfg.cascade_candidates() else 'off'} · parallel "
                    f"{'on' if cfg.parallel_candidates() else 'off'}")
         if st.form_submit_button("Apply"):

@@ -72,7 +72,7 @@ GOOD = "SELECT COUNT(*) FROM customers WHERE country = 'Brazil'"
 def test_profiles_choose_candidates_per_endpoint() -> None:
     local = Settings()
     assert [c.strategy for c in local.candidate_specs()] == ["direct", "query_plan", "divide_and_conquer"]
-    remote = Settings(generator={"base_url": "https://api.example.com/v1"})
+    remote = Settings(generator={"base_url": "https://api.example.com/v1", "model": "gpt-4.1"})
     assert len(remote.candidate_specs()) == 4
     explicit = Settings(generation={"candidates": CandidateSpec.parse_list("dc:0.7,direct")})
     assert [(c.strategy, c.temperature) for c in explicit.candidate_specs()] == [
@@ -94,6 +94,22 @@ def test_cascade_stops_at_the_first_candidate_with_rows(shop_settings: Settings)
     res = _run(GenerateSQLTool(), _ctx(settings, generator=failing), _schema_ref())
     assert [c["strategy"] for c in res.value["candidates"]] == ["direct", "query_plan", "divide_and_conquer"]
     assert res.value["candidates"][2]["sql"] == GOOD  # the first with rows ends the cascade
+
+
+def test_cascade_fallback_after_an_empty_result_drops_the_value_hints(shop_settings: Settings) -> None:
+    settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
+        update={"candidates": CandidateSpec.parse_list("direct,qp,dc"), "cascade": True})})
+    wrong = "SELECT id FROM customers WHERE name = 'Country Feedback'"  # linked to a common word: empty
+    gen = _by_strategy({"dc": cand(GOOD), "qp": cand(GOOD), "repair": cand(wrong)})
+    values = ToolResult(ok=True, kind="values", text="", value={"matches": [{
+        "mention": "country", "value": "Country Feedback", "table": "customers", "column": "name", "id": None,
+        "score": 96.0}]})
+    res = _run(GenerateSQLTool(), _ctx(settings, generator=gen), {**_schema_ref(), "#E2": values})
+    made = res.value["candidates"]
+    assert [(c["strategy"], c["value_hints"]) for c in made] == [("direct", True), ("query_plan", False)]
+    assert "Country Feedback" in str(gen.prompts[0][-1].content)
+    assert "Country Feedback" not in str(gen.prompts[1][-1].content)
+    assert made[1]["sql"] == GOOD
 
 
 def test_candidates_run_concurrently_when_enabled(shop_settings: Settings) -> None:
