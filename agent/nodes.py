@@ -10,13 +10,15 @@ Each node is a plain function of the state and LangGraph's :class:`~langgraph.ru
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 
+from agent.compact_plan import compact_model, expand
 from agent.context import AgentDeps
-from agent.plan import PlanError, complete_plan, default_plan, draft_model, resolve_refs, validate_plan
+from agent.plan import Plan, PlanError, complete_plan, default_plan, draft_model, resolve_refs, validate_plan
 from agent.state import AgentState
 from core.llm import LLMError, UsageLog, chat, invoke_structured
 from prompts import planner as planner_prompt
@@ -62,9 +64,12 @@ def plan(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     user = planner_prompt.USER.format(history=format_history(state.get("history", [])), question=question)
     source, error = "planner", None
     try:
-        draft = invoke_structured(deps.llms, "planner", chat(system, user), draft_model(tuple(tools.planned_names())),
-                                  usage, label="plan")
-        the_plan, completed = complete_plan(draft.to_plan(tools.purpose), tools, wanted=wanted)
+        if deps.settings.plan_format == "compact":
+            the_plan, completed = _compact_plan(deps, question, user, usage, wanted), True
+        else:
+            draft = invoke_structured(deps.llms, "planner", chat(system, user),
+                                      draft_model(tuple(tools.planned_names())), usage, label="plan")
+            the_plan, completed = complete_plan(draft.to_plan(tools.purpose), tools, wanted=wanted)
         validate_plan(the_plan, tools, allowed=[*allowed, *tools.quality_names()])
     except (LLMError, PlanError) as exc:
         the_plan = default_plan(question, tools, use_examples=deps.settings.retrieval.use_examples)
@@ -87,6 +92,24 @@ def plan(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         "trace": [record],
         "usage": [c.to_dict() for c in usage.calls],
     }
+
+
+def _compact_plan(deps: AgentDeps, question: str, user: str, usage: UsageLog, wanted: list[str]) -> Plan:
+    """Ask the planner for the compact plan's switches and expand them (:mod:`agent.compact_plan`).
+
+    Raises:
+        LLMError: the planner call failed after its retries (the caller falls back to the standard plan).
+    """
+    flags = deps.registry.flags(deps.settings)
+    if not flags:
+        return expand(compact_model(())(), deps.registry, flags, question, wanted=wanted)
+    lines = "\n".join(f"- {flag}: {deps.registry.purpose(name)}" for flag, name in flags.items())
+    example = json.dumps({f: int(n in ("retrieve_examples", "search_values")) for f, n in flags.items()},
+                         separators=(",", ":"))
+    system = planner_prompt.COMPACT_SYSTEM.format(flags=lines, example=example)
+    compact = invoke_structured(deps.llms, "planner", chat(system, user), compact_model(tuple(flags)), usage,
+                                label="plan")
+    return expand(compact, deps.registry, flags, question, wanted=wanted)
 
 
 def run_step(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:

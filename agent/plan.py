@@ -173,6 +173,7 @@ def default_plan(question: str, tools: ToolRegistry, *, use_examples: bool = Tru
     Schema retrieval, example retrieval (when enabled), value search, SQL generation and execution, then the
     quality and final steps of :func:`complete_plan` (a chart when the question asks for one).
     """
+    question = question if len(question) <= 300 else ""  # step inputs hold 400 characters; tools read the question
     steps = [PlanStep(id="#E1", tool="retrieve_schema", input=question, description="relevant tables")]
     if use_examples:
         steps.append(PlanStep(id="#E2", tool="retrieve_examples", input=question, description="similar SQL"))

@@ -222,6 +222,12 @@ class Settings(BaseSettings):
     filter: LLMSettings = Field(default_factory=lambda: LLMSettings(max_tokens=100))
     local_llm: LocalLLMSettings = Field(default_factory=LocalLLMSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    plan_format: Literal["compact", "full"] = Field(
+        "compact",
+        description="compact: the planner switches the optional steps on or off (~20 output tokens, see "
+        "agent.compact_plan); full: it writes every step and its input as JSON (~130 output tokens, ~8 s more on "
+        "the local 2-core model).",
+    )
     use_insights: bool = Field(
         False,
         description="Offer the table_insights tool (one extra LLM call) to the planner; off by default because "

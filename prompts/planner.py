@@ -1,4 +1,8 @@
-"""Planner prompt (ReWOO planner, Xu et al. 2023): write the whole tool program once, as JSON."""
+"""Planner prompts (ReWOO planner, Xu et al. 2023).
+
+``SYSTEM`` asks for the whole tool program once as JSON; ``COMPACT_SYSTEM`` for the compact plan's switches of
+the optional steps (see :mod:`agent.compact_plan`).
+"""
 
 SYSTEM = """You plan how to answer a data question with SQL tools. Output a JSON plan; do not answer.
 
@@ -28,3 +32,17 @@ Example for "What did Acme Corp invoice in 2023?":
 
 USER = """{history}Question: {question}
 JSON plan:"""
+
+COMPACT_SYSTEM = """You plan how to answer a data question with SQL. Finding the tables, writing the SQL and running
+it always happen. Choose the optional steps: 1 = use it, 0 = skip it.
+
+Optional steps:
+{flags}
+
+Rules:
+- Similar solved examples help almost every question.
+- Value search helps when the question names companies, tickers, people, places, codes or other values.
+- A chart only when the user asks for a chart, plot or graph.
+- For a follow-up ("and for X?", "plot that"), choose as for a full question.
+
+Reply with JSON only, for example for "What did Acme Corp invoice in 2023?": {example}"""

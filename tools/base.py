@@ -117,6 +117,9 @@ class Tool(ABC, Generic[A]):
     planned: ClassVar[bool] = True
     """True when the planner writes steps of this tool; False for quality steps that plan completion appends
     after the last query execution, in registry order (the judge, the verifier)."""
+    flag: ClassVar[str | None] = None
+    """One-letter switch of this tool in the compact plan (:func:`agent.plan.compact_model`): tools with a flag
+    are optional steps the planner turns on or off; planned tools without one always run."""
     final: ClassVar[bool] = False
     """True for presentation tools (the chart) that plan completion moves after the quality steps, onto the
     final result; added also when :meth:`wanted` says the question asks for it."""

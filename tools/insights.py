@@ -77,6 +77,7 @@ class TableInsightsTool(Tool[TableInsightsArgs]):
     """
 
     name = "table_insights"
+    flag = "i"
     result_kind = "insights"
     requires = ("retrieve_schema",)
     description = ("only for vague questions: summarize which tables, columns, joins and filters answer it "

@@ -65,6 +65,11 @@ class ToolRegistry:
         """Tools the planner is offered under ``settings``: planned and :meth:`~tools.base.Tool.enabled`."""
         return [t.name for t in self._tools.values() if t.planned and t.enabled(settings)]
 
+    def flags(self, settings: Settings) -> dict[str, str]:
+        """Compact-plan switches of the enabled optional tools, ``{flag: tool name}`` in registration order."""
+        return {t.flag: t.name for t in self._tools.values()
+                if t.planned and t.flag and t.enabled(settings)}
+
     def quality_names(self) -> list[str]:
         """Tools plan completion appends after the last execution (``planned=False``), in order."""
         return [t.name for t in self._tools.values() if not t.planned]

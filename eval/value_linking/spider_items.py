@@ -19,7 +19,7 @@ import random
 import re
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import sqlglot
 import sqlglot.expressions as exp
@@ -55,7 +55,7 @@ def _stored(conn: sqlite3.Connection, table: str, column: str, value: str) -> bo
 
 def _compared(tree: exp.Expression) -> list[tuple[exp.Column, str, exp.Expression]]:
     """(column, literal text, comparison node) for each string literal in ``tree``; Unclear otherwise."""
-    pairs = []
+    pairs: list[tuple[exp.Column, str, exp.Expression]] = []
     for lit in tree.find_all(exp.Literal):
         if not lit.is_string:
             continue
@@ -70,14 +70,14 @@ def _compared(tree: exp.Expression) -> list[tuple[exp.Column, str, exp.Expressio
             raise Unclear(f"literal {lit.this!r} under {type(parent).__name__}")
         if not isinstance(column, exp.Column):
             raise Unclear(f"literal {lit.this!r} not compared to a column")
-        pairs.append((column, lit.this, parent))
+        pairs.append((column, str(lit.this), parent))
     return pairs
 
 
 def label(item: dict[str, Any], conn: sqlite3.Connection) -> list[dict[str, str]]:
     """The entities of one Spider question (``[]`` when its gold SQL names no string value); Unclear if unsure."""
     schema = _columns(conn)
-    tree = sqlglot.parse_one(_single_quoted(item["query"]), dialect="sqlite")
+    tree = cast(exp.Expression, sqlglot.parse_one(_single_quoted(item["query"]), dialect="sqlite"))
     entities: list[dict[str, str]] = []
     for column, value, node in _compared(tree):
         if _NUMBER.match(value):

@@ -56,6 +56,7 @@ class CountRowsTool(Tool[CountRowsArgs]):
     Args = CountRowsArgs
     result_kind = "text"
     requires = ("retrieve_schema",)
+    flag = "n"
 
     def build_args(self, call: ToolCall, ctx: ToolContext) -> CountRowsArgs:
         """Table names of the referenced schema results."""
@@ -71,10 +72,22 @@ class CountRowsTool(Tool[CountRowsArgs]):
 
 
 def test_a_new_tool_is_one_module_plus_one_registry_line(shop_settings: Settings, shop_store: ChromaStore) -> None:
-    registry = ToolRegistry([*(default_registry().get(n) for n in default_registry().names), CountRowsTool()])
+    tools = [default_registry().get(n) for n in default_registry().names]
+    registry = ToolRegistry([tools[0], CountRowsTool(), *tools[1:]])  # the one line, after retrieve_schema
     assert "- count_rows: count the rows" in registry.describe(registry.enabled_names(shop_settings))
     enum = draft_model(tuple(registry.planned_names())).model_json_schema()["$defs"]["DraftStep"]["properties"]
     assert "count_rows" in enum["tool"]["enum"]
+    assert registry.flags(shop_settings)["n"] == "count_rows"
+    compact = {"models": {"planner": ScriptedChatModel(replies=[{"n": 1, "x": 0, "v": 0, "c": 0}]),
+                          "generator": ScriptedChatModel(replies=[{"sql": "SELECT COUNT(*) AS n FROM customers"}]),
+                          "organizer": ScriptedChatModel(replies=[{"text": "There are 3 customers."}])}}
+    deps = build_deps(shop_settings, llm_overrides=compact["models"], store=shop_store)  # type: ignore[arg-type]
+    deps.registry = registry
+    out = ask(deps, "How many customers?")
+    assert out.plan_source == "planner", out.plan_error
+    assert [s["tool"] for s in out.plan][:4] == ["retrieve_schema", "count_rows", "generate_sql", "execute_sql"]
+    assert "customers: 3" in next(t["output"] for t in out.trace if t.get("tool") == "count_rows")
+    shop_settings = shop_settings.model_copy(update={"plan_format": "full"})
     plan = {"steps": [
         {"tool": "retrieve_schema", "input": "customers"},
         {"tool": "count_rows", "input": "#E1"},

@@ -13,11 +13,8 @@ from core.settings import Settings
 from retrieval.store import ChromaStore
 from tests.support.scripted_model import ScriptedChatModel
 
-PLAN = {"steps": [
-    {"id": "#E1", "tool": "retrieve_schema", "input": "customers country"},
-    {"id": "#E2", "tool": "generate_sql", "input": "#E1"},
-    {"id": "#E3", "tool": "execute_sql", "input": "#E2"},
-]}
+PLAN = {"x": 0, "v": 0, "c": 0}
+"""The compact plan: no examples, no value search, no chart (schema, SQL and its execution always run)."""
 
 
 def _sql_for(messages: list[BaseMessage]) -> dict[str, str]:
