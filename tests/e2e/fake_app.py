@@ -1,6 +1,6 @@
 """The app with a scripted fake model (no LLM), for end-to-end browser tests: ``streamlit run`` this file.
 
-The planner, generator and organizer are :class:`agent.testing.ScriptedChatModel` scripts over the demo
+The planner, generator and organizer are :class:`tests.support.scripted_model.ScriptedChatModel` scripts over the demo
 ``markets`` database; the follow-up's SQL is only produced when the generator's prompt carries the earlier
 turn (so the test proves the thread's history reaches it).
 """
@@ -13,9 +13,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the project root, for ``app``
 
-from agent.configuration import Settings  # noqa: E402
 from agent.runner import build_deps  # noqa: E402
-from agent.testing import ScriptedChatModel  # noqa: E402
+from core.settings import Settings  # noqa: E402
+from tests.support.scripted_model import ScriptedChatModel  # noqa: E402
 from ui import services  # noqa: E402
 
 PLAN = {"steps": [{"tool": "retrieve_schema", "input": "equities exchanges"},
