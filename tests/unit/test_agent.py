@@ -49,10 +49,11 @@ def test_answers_with_planner_plan(shop_settings: Settings, shop_store: ChromaSt
     out, models = _ask(shop_settings, shop_store, "How many customers are from Brazil?")
     assert out.status == "ok"
     assert out.rows == [[2]] and out.columns == ["n"]
-    assert out.answer == "2 customers are from Brazil."
+    assert out.answer == "N: 2"  # one row: the template phrases it, no organizer call
     assert out.plan_source == "planner" and out.plan_error is None
     assert out.index_snapshot  # the trace records which index snapshot answered
-    assert out.llm_calls == 3  # planner, the direct candidate (it returned rows: the cascade stops), organizer
+    assert out.llm_calls == 2  # planner, the direct candidate (it returned rows: the cascade stops)
+    assert not models["organizer"].prompts
     assert out.prompt_tokens > 0 and out.completion_tokens > 0
     generator_prompt = _prompt_text(models["generator"].prompts[0])
     assert "customers" in generator_prompt and "country" in generator_prompt
@@ -96,10 +97,12 @@ def test_invented_column_reports_database_error(shop_settings: Settings, shop_st
 
 
 def test_organizer_cannot_invent_numbers(shop_settings: Settings, shop_store: ChromaStore) -> None:
-    out, _ = _ask(shop_settings, shop_store, "How many customers are from Brazil?",
-                  text={"text": "There are 42 customers from Brazil."})
-    assert "42" not in out.answer
-    assert "2" in out.answer and out.rows == [[2]]
+    per_country = {"reasoning": "", "sql": "SELECT country, COUNT(*) AS n FROM customers GROUP BY country"}
+    out, models = _ask(shop_settings, shop_store, "How many customers per country?", sql=per_country,
+                       text={"text": "There are 42 customers from Brazil."})
+    assert models["organizer"].prompts  # two rows: the organizer writes a sentence...
+    assert "42" not in out.answer  # ...but a number not in the result is never shown
+    assert out.rows == [["Brazil", 2], ["Sweden", 1]]
 
 
 def test_endpoint_down_gives_clear_message(shop_settings: Settings, shop_store: ChromaStore) -> None:

@@ -33,7 +33,7 @@ def ask(at: AppTest, question: str) -> AppTest:
 
 def test_chat_shows_status_answer_table_csv_and_sql(app: AppTest) -> None:
     ask(app, "How many customers are from Brazil?")
-    assert any("The result is shown." in m.value for m in app.markdown)
+    assert any(m.value == "N: 2" for m in app.markdown)  # a one-row answer is phrased by the template
     assert any("COUNT(*)" in c.value for c in app.code)
     labels = [s.label for s in app.status]
     assert labels and labels[-1].startswith("Done in")
@@ -72,7 +72,7 @@ def test_follow_up_uses_the_thread_history(app: AppTest) -> None:
     ask(app, "How many customers are from Brazil?")
     ask(app, "And from Sweden?")
     assert any("'Sweden'" in c.value for c in app.code)
-    assert len([m for m in app.markdown if m.value == "The result is shown."]) == 2
+    assert [m.value for m in app.markdown if m.value.startswith("N: ")] == ["N: 2", "N: 1"]
 
 
 def test_bad_question_is_explained_and_kept(app: AppTest) -> None:
