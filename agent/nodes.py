@@ -169,6 +169,7 @@ def solve(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         "latency_s": round(time.perf_counter() - started, 4),
         "ok": answer.status != "error",
         "error": answer.text if answer.status == "error" else None,
+        **usage.totals(),
     }
     history = [*state.get("history", []), turn_summary(state["question"], answer)]
     return {"answer": answer, "history": history[-HISTORY_TURNS:], "trace": [record],
