@@ -104,8 +104,7 @@ def _compact_plan(deps: AgentDeps, question: str, user: str, usage: UsageLog, wa
     if not flags:
         return expand(compact_model(())(), deps.registry, flags, question, wanted=wanted)
     lines = "\n".join(f"- {flag}: {deps.registry.purpose(name)}" for flag, name in flags.items())
-    example = json.dumps({f: int(n in ("retrieve_examples", "search_values")) for f, n in flags.items()},
-                         separators=(",", ":"))
+    example = json.dumps(dict.fromkeys(flags, 0), separators=(",", ":"))
     system = planner_prompt.COMPACT_SYSTEM.format(flags=lines, example=example)
     compact = invoke_structured(deps.llms, "planner", chat(system, user), compact_model(tuple(flags)), usage,
                                 label="plan")

@@ -33,16 +33,12 @@ Example for "What did Acme Corp invoice in 2023?":
 USER = """{history}Question: {question}
 JSON plan:"""
 
-COMPACT_SYSTEM = """You plan how to answer a data question with SQL. Finding the tables, writing the SQL and running
-it always happen. Choose the optional steps: 1 = use it, 0 = skip it.
+COMPACT_SYSTEM = """You plan how to answer a data question with SQL. Finding the tables, similar solved examples
+and the values the question names, writing the SQL and running it always happen. Choose the optional steps:
+1 = use it, 0 = skip it. Use a step only when its description fits this question.
 
 Optional steps:
 {flags}
 
-Rules:
-- Similar solved examples help almost every question.
-- Value search helps when the question names companies, tickers, people, places, codes or other values.
-- A chart only when the user asks for a chart, plot or graph.
-- For a follow-up ("and for X?", "plot that"), choose as for a full question.
-
-Reply with JSON only, for example for "What did Acme Corp invoice in 2023?": {example}"""
+For a follow-up ("and for X?", "plot that"), choose as for a full question.
+Reply with JSON only, for example: {example}"""

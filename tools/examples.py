@@ -20,7 +20,6 @@ class RetrieveExamplesTool(Tool[RetrieveExamplesArgs]):
     """Returns ``kind="examples"`` with ``value.examples = [{"question", "sql", "score"}]``."""
 
     name = "retrieve_examples"
-    flag = "x"
     result_kind = "examples"
     description = "find solved question/SQL examples similar to a query (input: the question)"
     Args = RetrieveExamplesArgs

@@ -35,7 +35,6 @@ class SearchValuesTool(Tool[SearchValuesArgs]):
     """
 
     name = "search_values"
-    flag = "v"
     result_kind = "values"
     description = ("resolve names, tickers, codes and other values mentioned in the question to exact "
                    "database values (input: the question)")

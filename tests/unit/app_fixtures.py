@@ -14,8 +14,8 @@ from retrieval.store import ChromaStore
 from tests.support.scripted_model import ScriptedChatModel
 from ui import services
 
-PLAN = {"x": 0, "v": 0, "c": 0}
-"""The compact plan: no examples, no value search, no chart (schema, SQL and its execution always run)."""
+PLAN = {"c": 0}
+"""The compact plan: no chart (schema, examples, values, SQL and its execution always run)."""
 
 
 def sql_for(messages: list[Any]) -> dict[str, str]:

@@ -169,19 +169,19 @@ def test_multi_row_results_skip_the_organizer_call(shop_settings: Settings, shop
 
 def test_compact_plan_switches_optional_steps(shop_settings: Settings, shop_store: ChromaStore) -> None:
     out, models = _ask(shop_settings, shop_store, "How many customers are from Brazil?",
-                       planner={"x": 1, "v": 1, "c": 0})
+                       planner={"c": 0})
     assert out.plan_source == "planner" and out.rows == [[2]]
     assert [s["tool"] for s in out.plan] == ["retrieve_schema", "retrieve_examples", "search_values",
                                              "generate_sql", "execute_sql", "judge_sql", "verify_sql"]
     assert out.plan[3]["input"].endswith("| #E1 #E2 #E3") and out.plan[4]["input"] == "#E4"
     system = str(models["planner"].prompts[0][0].content)
-    assert "- x: find solved question/SQL examples" in system and "- i:" not in system  # insights disabled
-    charted, _ = _ask(shop_settings, shop_store, "Customers per country", planner={"x": 0, "v": 0, "c": 1},
+    assert "- c: draw a chart" in system and "- i:" not in system  # insights disabled
+    charted, _ = _ask(shop_settings, shop_store, "Customers per country", planner={"c": 1},
                       sql={"reasoning": "", "sql": "SELECT country, COUNT(*) AS n FROM customers GROUP BY country"})
-    assert [s["tool"] for s in charted.plan][-1] == "build_chart" and charted.plan[1]["tool"] == "generate_sql"
+    assert [s["tool"] for s in charted.plan][-1] == "build_chart" and charted.plan[3]["tool"] == "generate_sql"
 
 
 def test_compact_plan_with_an_unknown_switch_falls_back(shop_settings: Settings, shop_store: ChromaStore) -> None:
     out, _ = _ask(shop_settings, shop_store, "How many customers are from Brazil?",
-                  planner={"x": 1, "v": 1, "c": 0, "drop": 1})
+                  planner={"c": 0, "drop": 1})
     assert out.plan_source == "fallback" and out.rows == [[2]]

@@ -78,14 +78,15 @@ def test_a_new_tool_is_one_module_plus_one_registry_line(shop_settings: Settings
     enum = draft_model(tuple(registry.planned_names())).model_json_schema()["$defs"]["DraftStep"]["properties"]
     assert "count_rows" in enum["tool"]["enum"]
     assert registry.flags(shop_settings)["n"] == "count_rows"
-    compact = {"models": {"planner": ScriptedChatModel(replies=[{"n": 1, "x": 0, "v": 0, "c": 0}]),
+    compact = {"models": {"planner": ScriptedChatModel(replies=[{"n": 1, "c": 0}]),
                           "generator": ScriptedChatModel(replies=[{"sql": "SELECT COUNT(*) AS n FROM customers"}]),
                           "organizer": ScriptedChatModel(replies=[{"text": "There are 3 customers."}])}}
     deps = build_deps(shop_settings, llm_overrides=compact["models"], store=shop_store)  # type: ignore[arg-type]
     deps.registry = registry
     out = ask(deps, "How many customers?")
     assert out.plan_source == "planner", out.plan_error
-    assert [s["tool"] for s in out.plan][:4] == ["retrieve_schema", "count_rows", "generate_sql", "execute_sql"]
+    assert [s["tool"] for s in out.plan][:6] == ["retrieve_schema", "count_rows", "retrieve_examples",
+                                                 "search_values", "generate_sql", "execute_sql"]
     assert "customers: 3" in next(t["output"] for t in out.trace if t.get("tool") == "count_rows")
     shop_settings = shop_settings.model_copy(update={"plan_format": "full"})
     plan = {"steps": [

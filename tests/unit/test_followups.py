@@ -13,8 +13,8 @@ from core.settings import Settings
 from retrieval.store import ChromaStore
 from tests.support.scripted_model import ScriptedChatModel
 
-PLAN = {"x": 0, "v": 0, "c": 0}
-"""The compact plan: no examples, no value search, no chart (schema, SQL and its execution always run)."""
+PLAN = {"c": 0}
+"""The compact plan: no chart (schema, examples, values, SQL and its execution always run)."""
 
 
 def _sql_for(messages: list[BaseMessage]) -> dict[str, str]:
