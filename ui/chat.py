@@ -83,7 +83,9 @@ def answer(question: str, deps: AgentDeps, graph: AgentGraph, thread_id: str) ->
                 done.add(str(record.get("step")))
             status.write(step_line(record))
             nxt = next((s for s in plan if s["id"] not in done), None)
-            status.update(label=f"Running {nxt['id']} {nxt['tool']}..." if nxt else "Writing the answer...")
+            elapsed = f"{time.perf_counter() - started:.0f} s"
+            status.update(label=f"Running {nxt['id']} {nxt['tool']}... ({elapsed})" if nxt
+                          else f"Writing the answer... ({elapsed})")
 
         try:
             out = ask(deps, question, graph=graph, thread_id=thread_id, on_event=on_event)
