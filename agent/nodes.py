@@ -14,6 +14,7 @@ import json
 import time
 from typing import Any, Literal
 
+from langchain_core.messages import BaseMessage
 from langgraph.runtime import Runtime
 
 from agent.compact_plan import compact_model, expand
@@ -60,12 +61,12 @@ def plan(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     tools = deps.registry
     allowed = tools.enabled_names(deps.settings)
     wanted = tools.wanted_names(question)
-    system = planner_prompt.SYSTEM.format(tools=tools.describe(allowed))
+    system = planner_system(deps)
     user = planner_prompt.USER.format(history=format_history(state.get("history", [])), question=question)
     source, error = "planner", None
     try:
         if deps.settings.plan_format == "compact":
-            the_plan, completed = _compact_plan(deps, question, user, usage, wanted), True
+            the_plan, completed = _compact_plan(deps, question, chat(system, user), usage, wanted), True
         else:
             draft = invoke_structured(deps.llms, "planner", chat(system, user),
                                       draft_model(tuple(tools.planned_names())), usage, label="plan")
@@ -94,7 +95,22 @@ def plan(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     }
 
 
-def _compact_plan(deps: AgentDeps, question: str, user: str, usage: UsageLog, wanted: list[str]) -> Plan:
+def planner_system(deps: AgentDeps) -> str:
+    """The planner's system prompt for ``deps``' settings and tools (stable across questions: cacheable).
+
+    Compact format: one line per switch of :meth:`tools.registry.ToolRegistry.flags`; full format: the
+    enabled tools' descriptions.
+    """
+    if deps.settings.plan_format == "compact":
+        flags = deps.registry.flags(deps.settings)
+        lines = "\n".join(f"- {flag}: {deps.registry.purpose(name)}" for flag, name in flags.items())
+        example = json.dumps(dict.fromkeys(flags, 0), separators=(",", ":"))
+        return planner_prompt.COMPACT_SYSTEM.format(flags=lines, example=example)
+    return planner_prompt.SYSTEM.format(tools=deps.registry.describe(deps.registry.enabled_names(deps.settings)))
+
+
+def _compact_plan(deps: AgentDeps, question: str, messages: list[BaseMessage], usage: UsageLog,
+                  wanted: list[str]) -> Plan:
     """Ask the planner for the compact plan's switches and expand them (:mod:`agent.compact_plan`).
 
     Raises:
@@ -103,11 +119,7 @@ def _compact_plan(deps: AgentDeps, question: str, user: str, usage: UsageLog, wa
     flags = deps.registry.flags(deps.settings)
     if not flags:
         return expand(compact_model(())(), deps.registry, flags, question, wanted=wanted)
-    lines = "\n".join(f"- {flag}: {deps.registry.purpose(name)}" for flag, name in flags.items())
-    example = json.dumps(dict.fromkeys(flags, 0), separators=(",", ":"))
-    system = planner_prompt.COMPACT_SYSTEM.format(flags=lines, example=example)
-    compact = invoke_structured(deps.llms, "planner", chat(system, user), compact_model(tuple(flags)), usage,
-                                label="plan")
+    compact = invoke_structured(deps.llms, "planner", messages, compact_model(tuple(flags)), usage, label="plan")
     return expand(compact, deps.registry, flags, question, wanted=wanted)
 
 

@@ -35,6 +35,11 @@ def step_line(record: dict[str, Any]) -> str:
     return f"{mark} {record.get('step')} {record.get('tool')} ({seconds}){error}"
 
 
+def turns_started() -> bool:
+    """True once this browser session has asked a question (the warm-up note is then no longer shown)."""
+    return bool(st.session_state.get("asked"))
+
+
 def current_thread() -> str:
     """This session's conversation id (a new one on first visit)."""
     if "thread_id" not in st.session_state:
@@ -111,6 +116,9 @@ def chat_page() -> None:
     warning = cfg.profile_warning()
     if warning:
         st.warning(warning)
+    warm = services.warm_up_status()
+    if warm and not turns_started():
+        st.caption(warm)
     thread_id = current_thread()
     runs, feedback = services.run_store(), services.feedback_store()
     turns = runs.thread_runs(thread_id)
@@ -129,6 +137,7 @@ def chat_page() -> None:
         with st.chat_message("user"):
             st.markdown(question)
         with st.chat_message("assistant"):
+            st.session_state.asked = True
             out = answer(question, deps, graph, thread_id)
             try:
                 runs.save_run(out)

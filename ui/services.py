@@ -8,6 +8,7 @@ record stores lock or open a connection per operation). Tests inject a scripted-
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -17,6 +18,7 @@ from agent.context import AgentDeps
 from agent.graph import AgentGraph, build_graph
 from agent.memory import open_checkpointer
 from agent.runner import build_deps
+from agent.warmup import WarmUp, warm_up
 from core.settings import CandidateSpec, Settings
 from records.feedback import FeedbackStore
 from records.paths import feedback_path, runs_path
@@ -81,7 +83,36 @@ def settings() -> Settings:
 def _load_agent(ov: Overrides) -> tuple[AgentDeps, AgentGraph]:
     cfg = apply(base_settings(), ov)
     deps = _factory[0](cfg) if _factory else build_deps(cfg)
+    if not _factory:  # scripted models (tests) answer in order: a background call would race with the test
+        _start_warm_up(ov, deps)
     return deps, build_graph(checkpointer=open_checkpointer(cfg))
+
+
+_warm: dict[Overrides, WarmUp | None] = {}
+"""Warm-up state per configuration: absent = not started, None = running, else its report."""
+
+
+def _start_warm_up(ov: Overrides, deps: AgentDeps) -> None:
+    """Send the database's stable prompt prefixes in a background thread (:func:`agent.warmup.warm_up`)."""
+    _warm[ov] = None
+
+    def run() -> None:
+        _warm[ov] = warm_up(deps)
+
+    threading.Thread(target=run, name="prompt-warm-up", daemon=True).start()
+
+
+def warm_up_status() -> str | None:
+    """One line on the prompt-cache warm-up of this session's configuration (None when not started)."""
+    ov = overrides()
+    if ov not in _warm:
+        return None
+    report = _warm[ov]
+    if report is None:
+        return "Preparing the model for this database (reading the schema prompt once)..."
+    if report.ok:
+        return f"Model ready for this database (prompts prepared in {sum(report.seconds.values()):.0f} s)."
+    return f"Model warm-up skipped: {'; '.join(report.errors.values())[:200]}"
 
 
 def load_agent() -> tuple[AgentDeps, AgentGraph]:

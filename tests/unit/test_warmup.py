@@ -1,0 +1,27 @@
+"""Prompt-cache warm-up: the planner's and the generator's stable prefixes are sent once, errors are values."""
+
+from __future__ import annotations
+
+from agent.runner import build_deps
+from agent.warmup import warm_up
+from core.settings import Settings
+from retrieval.store import ChromaStore
+from tests.support.scripted_model import ScriptedChatModel
+
+
+def test_warm_up_sends_the_planner_and_generator_prefixes(shop_settings: Settings, shop_store: ChromaStore) -> None:
+    models = {"planner": ScriptedChatModel(replies=["{"]), "generator": ScriptedChatModel(replies=["S"])}
+    deps = build_deps(shop_settings, llm_overrides=models, store=shop_store)  # type: ignore[arg-type]
+    report = warm_up(deps)
+    assert report.ok and set(report.seconds) == {"planner", "generator"}
+    planner_system = str(models["planner"].prompts[0][0].content)
+    generator_system = str(models["generator"].prompts[0][0].content)
+    assert "Optional steps" in planner_system
+    assert "customers" in generator_system and "orders" in generator_system  # the whole (small) schema
+
+
+def test_warm_up_reports_failures(shop_settings: Settings, shop_store: ChromaStore) -> None:
+    down = ScriptedChatModel(replies=[ConnectionError("refused")])
+    deps = build_deps(shop_settings, llm_overrides={"planner": down, "generator": down}, store=shop_store)  # type: ignore[arg-type]
+    report = warm_up(deps)
+    assert not report.ok and "refused" in report.errors["planner"]
