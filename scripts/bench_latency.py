@@ -156,8 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     prepare_store(store, settings, all_items, items, per_db=args.examples_per_db, seed=args.seed)
     llms = LLMProvider(settings)
     orders = ["sampled", "grouped"] if args.order == "both" else [args.order]
-    result: dict[str, Any] = {"dataset": args.dataset, "questions": len(items), "profile": settings.generation_profile(),
-                              "plan_format": settings.plan_format, "orders": {}}
+    result: dict[str, Any] = {"dataset": args.dataset, "questions": len(items), "orders": {},
+                              "plan_format": getattr(settings, "plan_format", "full")}
     for order in orders:
         records = run_order(items, settings, store, llms, order)
         summary = summarise(records)
