@@ -2,10 +2,14 @@
 
 The full ReWOO plan (:class:`agent.plan.PlanDraft`) costs the planner ~130 output tokens, ~8 s on the local
 2-core model, although its only real decisions are which optional tools to use. Here the planner writes one 0/1
-switch per optional tool, e.g. ``{"c":0}`` (no chart; ``"i"`` for table insights when enabled), and
-:func:`expand` turns it into the same typed :class:`~agent.plan.Plan` that is validated and run as before.
-Schema retrieval, few-shot examples and value search always run: letting the 1.5B planner switch examples off
-cost 3 of 20 Spider questions in a first trial (it answered ``"x":0`` for questions the examples solve). The
+switch per optional tool, e.g. ``{"i":0}`` (no table insights), and :func:`expand` turns it into the same
+typed :class:`~agent.plan.Plan` that is validated and run as before. When no optional tool is enabled (the
+default: table insights are off) there is nothing to decide and no planner call is made.
+
+Schema retrieval, few-shot examples and value search always run, and a chart is added when the question asks
+for one (:meth:`tools.base.Tool.wanted`): left to the 1.5B planner, examples were switched off for questions
+they solve (3 of 20 Spider questions lost) and charts were switched on for 7 of 12 Spider questions that asked
+for none (two extra LLM calls, ~4 s each, and unwanted charts). The
 switches and their order come from the tools' declarations (:attr:`tools.base.Tool.flag`), so a new optional
 tool appears in the compact plan without edits here.
 """
@@ -52,7 +56,7 @@ def expand(compact: CompactPlan, tools: ToolRegistry, flags: dict[str, str], que
     """The full plan a compact plan stands for, completed (judge, verifier, chart).
 
     Planned tools run in registration order: those without a flag always, flagged ones when switched on
-    (``flags`` maps flag -> tool name). Inputs follow the tools' declarations: a tool that returns rows (the
+    (``flags`` maps flag -> tool name); a final tool (the chart) only when switched on or ``wanted``. Inputs follow the tools' declarations: a tool that returns rows (the
     execution) takes the step before it; another tool with ``requires`` (generation, insights) takes the
     question and every earlier step; the rest take the question. A switched-on final tool (the chart) is
     added by :func:`agent.plan.complete_plan`, like ``wanted`` ones.
@@ -65,8 +69,9 @@ def expand(compact: CompactPlan, tools: ToolRegistry, flags: dict[str, str], que
         tool = tools.get(name)
         if tool.flag is not None and name not in on:
             continue
-        if tool.final:
-            finals.append(name)
+        if tool.final:  # switched on; without a switch only when wanted (below)
+            if tool.flag is not None:
+                finals.append(name)
             continue
         step_id = f"#E{len(steps) + 1}"
         if tool.result_kind == "rows":

@@ -34,11 +34,11 @@ USER = """{history}Question: {question}
 JSON plan:"""
 
 COMPACT_SYSTEM = """You plan how to answer a data question with SQL. Finding the tables, similar solved examples
-and the values the question names, writing the SQL and running it always happen. Choose the optional steps:
-1 = use it, 0 = skip it. Use a step only when its description fits this question.
+and the values the question names, writing the SQL, running it and a chart when one is asked for always happen.
+Choose the optional steps: 1 = use it, 0 = skip it. Use a step only when its description fits this question.
 
 Optional steps:
 {flags}
 
-For a follow-up ("and for X?", "plot that"), choose as for a full question.
+For a follow-up ("and for X?"), choose as for a full question.
 Reply with JSON only, for example: {example}"""

@@ -120,7 +120,6 @@ class BuildChartTool(Tool[BuildChartArgs]):
     """
 
     name = "build_chart"
-    flag = "c"
     result_kind = "chart"
     requires = ("execute_sql", "judge_sql", "verify_sql")
     final = True

@@ -18,8 +18,9 @@ from core.settings import Settings  # noqa: E402
 from tests.support.scripted_model import ScriptedChatModel  # noqa: E402
 from ui import services  # noqa: E402
 
-PLAN = {"c": 0}
-"""The compact plan: no chart (schema, examples, values, SQL and its execution always run)."""
+PLAN = {"i": 0}
+"""The compact plan: no table insights (only asked for when insights are enabled; otherwise the plan is
+fixed and the planner is not called)."""
 PER_EXCHANGE = ("SELECT e.exchange_name, COUNT(*) AS equities FROM EQ_MSTR m JOIN exchanges e ON e.mic = m.LIMAR "
                 "GROUP BY e.exchange_name ORDER BY equities DESC, e.exchange_name")
 US_ONLY = ("SELECT e.exchange_name, COUNT(*) AS equities FROM EQ_MSTR m JOIN exchanges e ON e.mic = m.LIMAR "

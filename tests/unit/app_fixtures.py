@@ -14,8 +14,9 @@ from retrieval.store import ChromaStore
 from tests.support.scripted_model import ScriptedChatModel
 from ui import services
 
-PLAN = {"c": 0}
-"""The compact plan: no chart (schema, examples, values, SQL and its execution always run)."""
+PLAN = {"i": 0}
+"""The compact plan: no table insights (only asked for when insights are enabled; otherwise the plan is
+fixed and the planner is not called)."""
 
 
 def sql_for(messages: list[Any]) -> dict[str, str]:

@@ -32,9 +32,10 @@ def _fakes(planner: Any = GOOD_PLAN, sql: Any = None, text: Any = None) -> dict[
 
 
 def _ask(settings: Settings, store: ChromaStore, question: str, **fakes: Any) -> tuple[Outcome, dict]:
-    """Ask with scripted models; a full plan (a dict with ``steps``) as planner reply selects that format."""
+    """Ask with scripted models; any planner reply but a compact plan (a dict without ``steps``) selects the
+    full plan format, so the planner is called and its failures can be tested."""
     planner = fakes.get("planner", GOOD_PLAN)
-    if isinstance(planner, dict) and "steps" in planner:
+    if not (isinstance(planner, dict) and "steps" not in planner):
         settings = settings.model_copy(update={"plan_format": "full"})
     models = _fakes(**fakes)
     deps = build_deps(settings, llm_overrides=models, store=store)  # type: ignore[arg-type]
@@ -167,21 +168,29 @@ def test_multi_row_results_skip_the_organizer_call(shop_settings: Settings, shop
     assert labels == ["plan", "candidate 1 direct"]
 
 
-def test_compact_plan_switches_optional_steps(shop_settings: Settings, shop_store: ChromaStore) -> None:
-    out, models = _ask(shop_settings, shop_store, "How many customers are from Brazil?",
-                       planner={"c": 0})
-    assert out.plan_source == "planner" and out.rows == [[2]]
+def test_compact_plan_without_switches_needs_no_planner_call(shop_settings: Settings,
+                                                              shop_store: ChromaStore) -> None:
+    out, models = _ask(shop_settings, shop_store, "How many customers are from Brazil?", planner={"i": 1})
+    assert out.plan_source == "planner" and out.rows == [[2]] and not models["planner"].prompts
     assert [s["tool"] for s in out.plan] == ["retrieve_schema", "retrieve_examples", "search_values",
                                              "generate_sql", "execute_sql", "judge_sql", "verify_sql"]
     assert out.plan[3]["input"].endswith("| #E1 #E2 #E3") and out.plan[4]["input"] == "#E4"
-    system = str(models["planner"].prompts[0][0].content)
-    assert "- c: draw a chart" in system and "- i:" not in system  # insights disabled
-    charted, _ = _ask(shop_settings, shop_store, "Customers per country", planner={"c": 1},
+    charted, _ = _ask(shop_settings, shop_store, "Plot customers per country",
                       sql={"reasoning": "", "sql": "SELECT country, COUNT(*) AS n FROM customers GROUP BY country"})
-    assert [s["tool"] for s in charted.plan][-1] == "build_chart" and charted.plan[3]["tool"] == "generate_sql"
+    assert [s["tool"] for s in charted.plan][-1] == "build_chart"  # asked for: added without the planner
+
+
+def test_compact_plan_switches_optional_steps(shop_settings: Settings, shop_store: ChromaStore) -> None:
+    insights = shop_settings.model_copy(update={"use_insights": True})
+    out, models = _ask(insights, shop_store, "How many customers are from Brazil?", planner={"i": 0})
+    assert out.plan_source == "planner" and out.rows == [[2]]
+    assert "table_insights" not in [s["tool"] for s in out.plan]
+    system = str(models["planner"].prompts[0][0].content)
+    assert "- i: only for vague questions" in system and "- c:" not in system
+    assert out.usage[0]["label"] == "plan" and out.usage[0]["completion_tokens"] < 25
 
 
 def test_compact_plan_with_an_unknown_switch_falls_back(shop_settings: Settings, shop_store: ChromaStore) -> None:
-    out, _ = _ask(shop_settings, shop_store, "How many customers are from Brazil?",
-                  planner={"c": 0, "drop": 1})
+    insights = shop_settings.model_copy(update={"use_insights": True})
+    out, _ = _ask(insights, shop_store, "How many customers are from Brazil?", planner={"i": 0, "drop": 1})
     assert out.plan_source == "fallback" and out.rows == [[2]]

