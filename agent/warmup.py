@@ -52,13 +52,14 @@ def _send(deps: AgentDeps, role: Role, messages: list[BaseMessage], report: Warm
 
 
 def warm_up(deps: AgentDeps) -> WarmUp:
-    """Send the planner's and the generator's stable prefixes for ``deps``' database (one token each).
+    """Send the planner's (when it is called at all) and the generator's stable prefixes (one token each).
 
     Never raises: errors (no index, endpoint down) are reported in the result.
     """
     report = WarmUp()
-    user = planner_prompt.USER.format(history="", question=WARM_QUESTION)
-    _send(deps, "planner", chat(planner_system(deps), user), report)
+    if deps.settings.plan_format == "full" or deps.registry.flags(deps.settings):  # else no planner call is made
+        user = planner_prompt.USER.format(history="", question=WARM_QUESTION)
+        _send(deps, "planner", chat(planner_system(deps), user), report)
     schema = deps.registry.run(ToolCall(WARM_QUESTION, "#E1", "retrieve_schema", ""), deps.context(UsageLog()))
     if not schema.ok:
         report.errors["generator"] = schema.error or "no schema"

@@ -11,7 +11,10 @@ from tests.support.scripted_model import ScriptedChatModel
 
 def test_warm_up_sends_the_planner_and_generator_prefixes(shop_settings: Settings, shop_store: ChromaStore) -> None:
     models = {"planner": ScriptedChatModel(replies=["{"]), "generator": ScriptedChatModel(replies=["S"])}
-    deps = build_deps(shop_settings, llm_overrides=models, store=shop_store)  # type: ignore[arg-type]
+    fixed = build_deps(shop_settings, llm_overrides=models, store=shop_store)  # type: ignore[arg-type]
+    assert set(warm_up(fixed).seconds) == {"generator"}  # default settings: the plan needs no planner call
+    insights = shop_settings.model_copy(update={"use_insights": True})
+    deps = build_deps(insights, llm_overrides=models, store=shop_store)  # type: ignore[arg-type]
     report = warm_up(deps)
     assert report.ok and set(report.seconds) == {"planner", "generator"}
     planner_system = str(models["planner"].prompts[0][0].content)
@@ -24,4 +27,4 @@ def test_warm_up_reports_failures(shop_settings: Settings, shop_store: ChromaSto
     down = ScriptedChatModel(replies=[ConnectionError("refused")])
     deps = build_deps(shop_settings, llm_overrides={"planner": down, "generator": down}, store=shop_store)  # type: ignore[arg-type]
     report = warm_up(deps)
-    assert not report.ok and "refused" in report.errors["planner"]
+    assert not report.ok and "refused" in report.errors["generator"]
