@@ -39,7 +39,7 @@ def test_local_model_answers_demo_question(demo_deps: AgentDeps, qid: str) -> No
     expected = demo_deps.db.run_query(gold["sql"], row_cap=100_000)
     assert expected.ok and expected.rows
     assert answer_values_present(expected.rows, out.rows), (out.sql, out.rows[:5], expected.rows[:5])
-    assert out.llm_calls >= 2 and out.completion_tokens > 0  # planner + at least one candidate
+    assert out.llm_calls >= 1 and out.completion_tokens > 0  # at least one candidate (the fixed plan needs no planner)
 
 
 def test_answer_helper_is_strict() -> None:
