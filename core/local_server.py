@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 import httpx
 
-from core.model_files import verify_model
+from core.model_files import DRAFT_MODEL, verify_model
 from core.settings import LOCAL_MODEL_NAME, PROJECT_ROOT, LocalLLMSettings, Settings
 
 log = logging.getLogger(__name__)
@@ -111,7 +111,36 @@ def build_params(local: LocalLLMSettings) -> Any:
     params.offline = True
     params.ui = False
     params.endpoint_metrics = True
+    _set_speculative(params, local, xllamacpp)
     return params
+
+
+def _set_speculative(params: Any, local: LocalLLMSettings, xllamacpp: Any) -> None:
+    """Speculative decoding per ``local.speculative`` (see ``scripts/bench_speculative.py`` for figures).
+
+    ``ngram``: llama.cpp's ``ngram-simple``: when the last ``ngram_size`` tokens occurred earlier in the context
+    (prompt or output), the up to ``draft_max`` tokens that followed them are the draft. ``draft``: the draft
+    model at ``draft_model_path`` proposes up to ``draft_max`` tokens (``draft_min``, ``draft_p_min``) on the
+    same threads. The main model verifies every draft, so at temperature 0 the output does not change.
+    """
+    kinds = xllamacpp.common_speculative_type
+    spec = params.speculative
+    if local.speculative == "ngram":
+        spec.types = [kinds.COMMON_SPECULATIVE_TYPE_NGRAM_SIMPLE]
+        spec.ngram_simple.size_n = local.ngram_size
+        spec.ngram_simple.size_m = local.draft_max
+        spec.ngram_simple.min_hits = 1
+        spec.draft.n_max = local.draft_max
+    elif local.speculative == "draft":
+        spec.types = [kinds.COMMON_SPECULATIVE_TYPE_DRAFT_SIMPLE]
+        spec.draft.mparams.path = str(local.draft_model_path)
+        spec.draft.n_max = local.draft_max
+        spec.draft.n_min = local.draft_min
+        spec.draft.p_min = local.draft_p_min
+        spec.draft.cpuparams.n_threads = local.n_threads
+        spec.draft.cpuparams_batch.n_threads = local.n_threads
+    else:
+        spec.types = [kinds.COMMON_SPECULATIVE_TYPE_NONE]
 
 
 class LocalLLMServer:
@@ -143,12 +172,15 @@ class LocalLLMServer:
         """Verify the model (quick check) and start the server; returns before it is healthy in child mode.
 
         Raises:
-            ModelFileError: the model file is missing or corrupt.
+            ModelFileError: the model file (or, with ``speculative="draft"``, the draft model file) is missing or
+                corrupt; the message names the install command.
             LocalServerError: xllamacpp is not installed, or the in-process server failed (e.g. port in use).
         """
         if self.running:
             return
         verify_model(self.local.model_path, show_progress=sys.stderr.isatty())
+        if self.local.speculative == "draft":
+            verify_model(self.local.draft_model_path, spec=DRAFT_MODEL, show_progress=sys.stderr.isatty())
         if self.in_process:
             self._start_in_process()
         else:
@@ -182,7 +214,9 @@ class LocalLLMServer:
         opts = {
             "--host": local.host, "--port": local.port, "--model-path": local.model_path,
             "--n-parallel": local.n_parallel, "--ctx-size": local.ctx_size, "--n-threads": local.n_threads,
-            "--parent-pid": os.getpid(),
+            "--speculative": local.speculative, "--draft-model-path": local.draft_model_path,
+            "--draft-max": local.draft_max, "--draft-min": local.draft_min, "--draft-p-min": local.draft_p_min,
+            "--ngram-size": local.ngram_size, "--parent-pid": os.getpid(),
         }  # fmt: skip
         cmd = [
             sys.executable,

