@@ -25,7 +25,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="serve the local model until Ctrl+C")
-    for flag, kind in (("host", str), ("port", int), ("model-path", Path), ("n-parallel", int), ("ctx-size", int), ("n-threads", int), ("draft-model-path", Path), ("draft-max", int), ("draft-min", int), ("draft-p-min", float), ("ngram-size", int)):  # fmt: skip
+    options: tuple[tuple[str, type], ...] = (
+        ("host", str), ("port", int), ("model-path", Path), ("n-parallel", int), ("ctx-size", int),
+        ("n-threads", int), ("draft-model-path", Path), ("draft-max", int), ("draft-min", int),
+        ("draft-p-min", float), ("ngram-size", int), ("ngram-max", int),
+    )  # fmt: skip
+    for flag, kind in options:
         serve.add_argument(f"--{flag}", type=kind)
     serve.add_argument("--speculative", choices=("off", "ngram", "draft"), help="speculative decoding")
     serve.add_argument("--parent-pid", type=int, help=argparse.SUPPRESS)
@@ -45,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
 
     settings = Settings()  # type: ignore[call-arg]  # values come from env/TOML
     names = ("host", "port", "model_path", "n_parallel", "ctx_size", "n_threads", "speculative",
-             "draft_model_path", "draft_max", "draft_min", "draft_p_min", "ngram_size")  # fmt: skip
+             "draft_model_path", "draft_max", "draft_min", "draft_p_min", "ngram_size", "ngram_max")  # fmt: skip
     update = {k: getattr(args, k) for k in names if getattr(args, k, None) is not None}
     local = LocalLLMSettings.model_validate({**settings.local_llm.model_dump(), **update})
     settings = settings.model_copy(update={"local_llm": local})

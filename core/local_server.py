@@ -119,7 +119,7 @@ def _set_speculative(params: Any, local: LocalLLMSettings, xllamacpp: Any) -> No
     """Speculative decoding per ``local.speculative`` (see ``scripts/bench_speculative.py`` for figures).
 
     ``ngram``: llama.cpp's ``ngram-simple``: when the last ``ngram_size`` tokens occurred earlier in the context
-    (prompt or output), the up to ``draft_max`` tokens that followed them are the draft. ``draft``: the draft
+    (prompt or output), the up to ``ngram_max`` tokens that followed them are the draft. ``draft``: the draft
     model at ``draft_model_path`` proposes up to ``draft_max`` tokens (``draft_min``, ``draft_p_min``) on the
     same threads. The main model verifies every draft, so at temperature 0 the output does not change.
     """
@@ -128,9 +128,9 @@ def _set_speculative(params: Any, local: LocalLLMSettings, xllamacpp: Any) -> No
     if local.speculative == "ngram":
         spec.types = [kinds.COMMON_SPECULATIVE_TYPE_NGRAM_SIMPLE]
         spec.ngram_simple.size_n = local.ngram_size
-        spec.ngram_simple.size_m = local.draft_max
+        spec.ngram_simple.size_m = local.ngram_max
         spec.ngram_simple.min_hits = 1
-        spec.draft.n_max = local.draft_max
+        spec.draft.n_max = local.ngram_max
     elif local.speculative == "draft":
         spec.types = [kinds.COMMON_SPECULATIVE_TYPE_DRAFT_SIMPLE]
         spec.draft.mparams.path = str(local.draft_model_path)
@@ -216,7 +216,7 @@ class LocalLLMServer:
             "--n-parallel": local.n_parallel, "--ctx-size": local.ctx_size, "--n-threads": local.n_threads,
             "--speculative": local.speculative, "--draft-model-path": local.draft_model_path,
             "--draft-max": local.draft_max, "--draft-min": local.draft_min, "--draft-p-min": local.draft_p_min,
-            "--ngram-size": local.ngram_size, "--parent-pid": os.getpid(),
+            "--ngram-size": local.ngram_size, "--ngram-max": local.ngram_max, "--parent-pid": os.getpid(),
         }  # fmt: skip
         cmd = [
             sys.executable,

@@ -86,14 +86,15 @@ class LocalLLMSettings(BaseModel):
         Path.home() / ".cache" / "nl2sql" / "models" / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
         description="Where the assembled draft GGUF (Qwen2.5-Coder-0.5B-Instruct) lives (speculative='draft').",
     )
-    draft_max: int = Field(8, ge=1, le=64, description="Most tokens drafted per speculative step.")
-    draft_min: int = Field(0, ge=0, description="Fewest tokens drafted per step (draft model only).")
+    draft_max: int = Field(8, ge=1, le=64, description="Draft model: most tokens drafted per step.")
+    draft_min: int = Field(0, ge=0, description="Draft model: fewest tokens drafted per step.")
     draft_p_min: float = Field(
         0.75, ge=0.0, le=1.0, description="Draft model: stop drafting below this token probability."
     )
     ngram_size: int = Field(
-        4, ge=1, le=32, description="n-gram speculation: length of the context match that triggers a draft."
+        12, ge=1, le=32, description="n-gram speculation: length of the context match that triggers a draft."
     )
+    ngram_max: int = Field(16, ge=1, le=64, description="n-gram speculation: most tokens drafted per match.")
 
     @property
     def base_url(self) -> str:

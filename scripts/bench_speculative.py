@@ -269,12 +269,13 @@ def main() -> None:
     parser.add_argument("--draft-max", type=int)
     parser.add_argument("--draft-p-min", type=float)
     parser.add_argument("--ngram-size", type=int)
+    parser.add_argument("--ngram-max", type=int)
     parser.add_argument("--wait-minutes", type=float, default=70.0)
     parser.add_argument("--out", type=Path, default=ROOT / ".nl2sql" / "bench" / "speculative.json")
     args = parser.parse_args()
     settings = Settings()  # type: ignore[call-arg]
     tweaks = {k: v for k, v in (("draft_max", args.draft_max), ("draft_p_min", args.draft_p_min),
-                                ("ngram_size", args.ngram_size)) if v is not None}
+                                ("ngram_size", args.ngram_size), ("ngram_max", args.ngram_max)) if v is not None}
     local = LocalLLMSettings.model_validate({**settings.local_llm.model_dump(), "port": args.port, **tweaks})
     settings = settings.model_copy(update={"local_llm": local})
     kinds = args.kinds.split(",")

@@ -310,12 +310,13 @@ def test_speculative_env_to_params(
     monkeypatch.setenv("NL2SQL_LOCAL_LLM__DRAFT_MAX", "6")
     monkeypatch.setenv("NL2SQL_LOCAL_LLM__DRAFT_P_MIN", "0.5")
     monkeypatch.setenv("NL2SQL_LOCAL_LLM__NGRAM_SIZE", "3")
+    monkeypatch.setenv("NL2SQL_LOCAL_LLM__NGRAM_MAX", "10")
     local = Settings(state_dir=tmp_path).local_llm  # type: ignore[call-arg]
     assert local.speculative == env.get("NL2SQL_LOCAL_LLM__SPECULATIVE", "off")
     spec = local_server.build_params(local).speculative
     assert spec.types == [getattr(xllamacpp.common_speculative_type, kind)]
     if local.speculative == "ngram":
-        assert (spec.ngram_simple.size_n, spec.ngram_simple.size_m, spec.draft.n_max) == (3, 6, 6)
+        assert (spec.ngram_simple.size_n, spec.ngram_simple.size_m, spec.draft.n_max) == (3, 10, 10)
         assert spec.draft.mparams.path == ""  # no draft model is loaded
     elif local.speculative == "draft":
         assert spec.draft.mparams.path == str(tmp_path / "draft.gguf")
@@ -331,7 +332,7 @@ def test_speculative_rejects_unknown_mode() -> None:
 
 
 def test_child_server_gets_the_speculative_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    local = LocalLLMSettings(speculative="ngram", draft_max=5, ngram_size=3, model_path=tmp_path / "m")
+    local = LocalLLMSettings(speculative="ngram", draft_max=5, ngram_size=3, ngram_max=7, model_path=tmp_path / "m")
     server = LocalLLMServer(Settings(state_dir=tmp_path, local_llm=local))
     seen: list[list[str]] = []
 
@@ -347,6 +348,7 @@ def test_child_server_gets_the_speculative_settings(tmp_path: Path, monkeypatch:
     cmd = seen[0]
     assert cmd[cmd.index("--speculative") + 1] == "ngram"
     assert cmd[cmd.index("--draft-max") + 1] == "5" and cmd[cmd.index("--ngram-size") + 1] == "3"
+    assert cmd[cmd.index("--ngram-max") + 1] == "7"
     # the child's argument parser maps them back onto the same settings
     parsed: dict[str, LocalLLMSettings] = {}
     monkeypatch.setattr(cli_llm, "serve_forever", lambda s, **_: parsed.setdefault("local", s.local_llm))
