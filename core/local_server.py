@@ -16,8 +16,9 @@ previous Python handlers right after it returns. Hence:
   covers a parent killed by SIGTERM/SIGKILL, where ``atexit`` does not run.
 
 Server parameters: see :func:`build_params` (speculative decoding: ``local_llm.speculative``, off by default).
-Nothing here downloads anything (``offline=True``). Measured on 2 cores (``scripts/bench_llm.py``): ~59 prompt tok/s and ~16 generated tok/s for one request; parallel slots
-add little throughput, while a repeated prompt prefix is served from the cache (1,580 tokens: 28 s -> 0.5 s).
+Nothing here downloads anything (``offline=True``). Measured on 2 cores (``scripts/bench_llm.py``): ~59 prompt
+tok/s and ~16 generated tok/s for one request; parallel slots add little throughput, while a repeated prompt
+prefix is served from the cache (1,580 tokens: 28 s -> 0.5 s).
 """
 
 from __future__ import annotations
