@@ -4,18 +4,9 @@
 (from its name, columns, types, keys and five masked sample rows) and for one short description of each
 column without a comment (one call per table, returning a list; wide tables in batches of
 :data:`COLUMN_BATCH`). Human comments (database comments, the metadata YAML) are never overwritten: only
-gaps are described, and :func:`merge_enriched` fills only gaps. Output file (diff-friendly, written atomically
-after each table, so a crash loses nothing; tables and columns sorted)::
-
-    version: 1
-    tables:
-      EQ_PX_D:
-        description: {text: "...", status: pending, model: qwen2.5-coder-1.5b-instruct, generated: "2025-06-01"}
-        columns:
-          PX_HI: {text: "...", status: pending, model: ..., generated: ...}
-
-``status`` is the review status: pending (new), approved, edited (a reviewer changed the text) or rejected
-(never merged). A bare string entry counts as ``edited``.
+gaps are described, and :func:`database.descriptions.merge_enriched` fills only gaps. The output is the
+reviewable enrichment file described in :mod:`database.descriptions` (diff-friendly, written atomically after
+each table, so a crash loses nothing; tables and columns sorted).
 """
 
 from __future__ import annotations
