@@ -115,6 +115,11 @@ class RetrievalSettings(BaseModel):
     schema_token_budget: int = Field(
         2400, ge=200, description="Approximate tokens of schema context; a database that fits is shown whole."
     )
+    core_block_fraction: float = Field(
+        0.5, ge=0.0, le=1.0,
+        description="Share of the schema budget given to the fixed core block (the most connected tables, shown "
+        "first for every question so the prompt cache serves them) when the schema exceeds the budget; 0: none.",
+    )
     top_k_examples: int = Field(3, ge=0, description="Few-shot examples retrieved per question.")
     sample_rows: int = Field(3, ge=0, description="Sample rows per table shown in schema chunks.")
     use_examples: bool = Field(True, description="Retrieve few-shot examples for SQL generation.")

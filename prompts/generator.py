@@ -1,7 +1,8 @@
 """SQL generator prompts: one shared system prompt, then one user template per candidate strategy.
 
-The system prompt holds dialect rules and schema: a stable prefix that the server's prompt cache reuses
-across candidates, the judge and the verifier of a question.
+The system prompt is the shared schema prefix (:mod:`prompts.schema_prefix`) followed by the rules: a stable
+prefix that the server's prompt cache reuses across questions and across candidates, the judge, the verifier
+and the table-insights step.
 
 Strategies (CHASE-SQL, Pourreza et al. 2024): ``direct`` writes SQL only; ``divide_and_conquer`` splits the
 question into sub-questions, solves each as a partial query and assembles them; ``query_plan`` reasons like a
@@ -9,8 +10,8 @@ database engine's plan (tables to scan, joins, filters, grouping, ordering, outp
 and capped by the JSON grammar: on the local 2-core model each output token costs ~45-65 ms.
 """
 
-SYSTEM = """You are an expert {dialect} SQL writer for a financial data team. Queries must answer the
-question using ONLY the tables and columns of this schema.
+SYSTEM = """{schema_prefix}You are an expert {dialect} SQL writer for a financial data team. Queries must answer the
+question using ONLY the tables and columns of the schema above.
 
 Rules:
 - Use only columns that exist below; join tables on the foreign keys shown.
@@ -18,10 +19,7 @@ Rules:
 - {dialect_rules}
 - Select only the columns the question asks for.
 - "latest"/"last day"/"current" means the maximum date present in the data, not today's date.
-- One read-only statement (SELECT or WITH). No comments.
-
-Schema:
-{schema}"""
+- One read-only statement (SELECT or WITH). No comments."""
 
 DIRECT = """{history}{examples}{values}{insights}Question: {question}
 Reply with JSON: {{"sql": "<the query>"}}

@@ -20,6 +20,7 @@ from core.llm import LLMError, chat, invoke_structured
 from core.settings import CandidateSpec
 from database.guard import guard_sql
 from prompts import generator as prompt
+from prompts.schema_prefix import schema_prefix
 from retrieval.values import ValueMatch
 from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently
 
@@ -101,11 +102,14 @@ def clean_sql(text: str) -> str:
 
 
 def system_prompt(dialect: str, schema_context: str) -> str:
-    """The system prompt shared by candidates, judge and verifier (dialect rules and schema)."""
+    """The system prompt shared by candidates, judge and verifier: the schema prefix, then the rules.
+
+    Opens with :func:`prompts.schema_prefix.schema_prefix` (the bytes the insights step shares).
+    """
     return prompt.SYSTEM.format(
+        schema_prefix=schema_prefix(dialect, schema_context),
         dialect=dialect,
         dialect_rules=prompt.DIALECT_RULES.get(dialect, f"{dialect} dialect."),
-        schema=schema_context,
     )
 
 

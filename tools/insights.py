@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from core.llm import chat, invoke_structured
 from core.settings import Settings
 from prompts import insights as prompt
+from prompts.schema_prefix import schema_prefix
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
 
 Name = Annotated[str, Field(max_length=64)]
@@ -109,7 +110,8 @@ class TableInsightsTool(Tool[TableInsightsArgs]):
 
         LLMError propagates to the registry, which returns it as a failed result.
         """
-        system = prompt.SYSTEM.format(dialect=ctx.db.dialect, schema=args.schema_context)
+        system = prompt.SYSTEM.format(schema_prefix=schema_prefix(ctx.db.dialect, args.schema_context),
+                                      dialect=ctx.db.dialect)
         user = prompt.USER.format(values=args.values, question=args.question)
         raw = invoke_structured(ctx.llms, "generator", chat(system, user), TableInsights, ctx.usage,
                                 label="table insights")

@@ -6,7 +6,9 @@ needed to join them along foreign keys (:mod:`database.joins`). A bridge is budg
 table that needs it, so it is never dropped in favour of a lower-ranked table. Chosen tables are emitted in a
 canonical (alphabetical) order so that, for a given database, the schema prompt is a stable prefix the LLM
 server's prompt cache reuses; a database whose whole schema fits the budget is shown whole (perfect recall, and
-the same prefix every time). Join paths between the best-ranked tables follow the schema as SQL comments (they
+the same prefix every time). A larger one opens with a fixed *core block* (:func:`core_tables`: its most
+connected tables, the same for every question) before the question's own tables, so the prompt cache still
+serves the core block across questions and roles. Join paths between the best-ranked tables follow the schema as SQL comments (they
 vary per question, so they come last and leave the prefix intact).
 """
 
@@ -18,7 +20,7 @@ from collections.abc import Callable
 from pydantic import BaseModel, Field
 
 from database.joins import JoinGraph, bridge_tables, join_paths
-from retrieval.hybrid import load_catalog
+from retrieval.hybrid import TableCatalog, load_catalog
 from retrieval.retrievers import TableHit, rank_tables
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
 
@@ -39,6 +41,25 @@ def estimate_tokens(text: str) -> int:
     return int(len(text) / CHARS_PER_TOKEN) + 1
 
 
+def core_tables(catalog: TableCatalog, budget: int) -> list[str]:
+    """The database's core block: its most connected tables whose schema documents fit ``budget`` tokens.
+
+    Tables are taken by descending number of distinct FK neighbours (ties: name, case-insensitive); tables
+    without any foreign key are never core. The result depends only on the indexed schema, so it is the same
+    for every question. Returned in canonical order (by name, case-insensitive); [] when ``budget`` <= 0.
+    """
+    if budget <= 0:
+        return []
+    degree = {n: len({e.other for e in catalog.graph.adj.get(n, [])}) for n in catalog.names}
+    used, core = 0, []
+    for name in sorted((n for n in catalog.names if degree[n] > 0), key=lambda n: (-degree[n], n.lower())):
+        cost = estimate_tokens(catalog.schema_doc(name))
+        if used + cost <= budget:
+            core.append(name)
+            used += cost
+    return sorted(core, key=str.lower)
+
+
 def select_within_budget(
     ranked: list[TableHit],
     k: int,
@@ -46,14 +67,16 @@ def select_within_budget(
     *,
     graph: JoinGraph | None = None,
     lookup: Callable[[str], TableHit] | None = None,
+    core: list[str] | None = None,
 ) -> list[TableHit]:
-    """Tables to show, in canonical order (by name, case-insensitive).
+    """Tables to show, in canonical order (by name, case-insensitive), the core block first.
 
     All of ``ranked`` when they fit ``budget`` tokens (plus, budget permitting, bridges of the top ``k`` that a
-    truncated ranking lacks); else, best first, each ranked table together with the
-    bridge tables that join it to those already chosen (``graph`` and ``lookup``, which turns a name into a
-    ``bridge=True`` hit), skipping what does not fit, at most ``k`` ranked tables (bridges do not count) and
-    always at least one. A table whose bridges do not fit is taken alone when it fits.
+    truncated ranking lacks); else the ``core`` tables (``lookup`` turns each name into a hit; they are shown
+    first, in canonical order, and do not count towards ``k``), then, best first, each ranked table together
+    with the bridge tables that join it to those already chosen (``graph`` and ``lookup``, which turns a name
+    into a ``bridge=True`` hit), skipping what does not fit, at most ``k`` ranked tables (bridges do not
+    count) and always at least one. A table whose bridges do not fit is taken alone when it fits.
     """
     costs = {h.name: estimate_tokens(h.schema_document) for h in ranked}
     used = sum(costs.values())
@@ -66,10 +89,14 @@ def select_within_budget(
                     chosen_all[name] = bridge
                     used += estimate_tokens(bridge.schema_document)
         return sorted(chosen_all.values(), key=lambda h: h.name.lower())
+    by_name = {h.name: h for h in ranked}
+    fixed = {n: by_name.get(n) or lookup(n) for n in core or [] if lookup is not None}
     chosen: dict[str, TableHit] = {}
     terminals: list[str] = []
-    used = 0
+    used = sum(estimate_tokens(h.schema_document) for h in fixed.values())
     for hit in ranked:
+        if hit.name in fixed:
+            continue
         if len(terminals) >= k:
             break
         if hit.name in chosen:  # came in earlier as a bridge: now it counts as a ranked table
@@ -78,17 +105,19 @@ def select_within_budget(
             continue
         extra: list[TableHit] = []
         if graph is not None and lookup is not None and terminals:
-            extra = [lookup(b) for b in bridge_tables([*terminals, hit.name], graph) if b not in chosen]
+            extra = [lookup(b) for b in bridge_tables([*terminals, hit.name], graph)
+                     if b not in chosen and b not in fixed]
         for candidate in (extra, []):
             cost = costs[hit.name] + sum(estimate_tokens(b.schema_document) for b in candidate)
-            if not chosen or used + cost <= budget:
+            if not terminals or used + cost <= budget:
                 chosen.update({b.name: b for b in candidate} | {hit.name: hit})
                 terminals.append(hit.name)
                 used += cost
                 break
             if not candidate:
                 break
-    return sorted(chosen.values(), key=lambda h: h.name.lower())
+    canonical = lambda hits: sorted(hits, key=lambda h: h.name.lower())  # noqa: E731
+    return canonical(fixed.values()) + canonical(chosen.values())
 
 
 class RetrieveSchemaArgs(BaseModel):
@@ -97,6 +126,7 @@ class RetrieveSchemaArgs(BaseModel):
     query: str = Field(min_length=1, max_length=2000)
     k: int = Field(8, ge=1, le=50)
     budget: int = Field(2400, ge=100)
+    core_fraction: float = Field(0.5, ge=0.0, le=1.0)
     join_hints: bool = True
 
 
@@ -119,7 +149,8 @@ class RetrieveSchemaTool(Tool[RetrieveSchemaArgs]):
         keywords = call.input.strip()
         query = call.question if keywords in ("", call.question) else f"{call.question} {keywords}"
         cfg = ctx.settings.retrieval
-        return RetrieveSchemaArgs(query=query, k=cfg.top_k_tables, budget=cfg.schema_token_budget)
+        return RetrieveSchemaArgs(query=query, k=cfg.top_k_tables, budget=cfg.schema_token_budget,
+                                  core_fraction=cfg.core_block_fraction)
 
     def run(self, args: RetrieveSchemaArgs, ctx: ToolContext) -> ToolResult:
         """Rank tables, keep what fits the budget (with bridges), join their schema chunks.
@@ -138,7 +169,8 @@ class RetrieveSchemaTool(Tool[RetrieveSchemaArgs]):
         def lookup(name: str) -> TableHit:
             return TableHit(name, 0.0, catalog.schema_doc(name), bridge=True)
 
-        chosen = select_within_budget(ranked, args.k, args.budget, graph=catalog.graph, lookup=lookup)
+        core = core_tables(catalog, int(args.core_fraction * args.budget))
+        chosen = select_within_budget(ranked, args.k, args.budget, graph=catalog.graph, lookup=lookup, core=core)
         shown = {h.name for h in chosen}
         floor = JOIN_SCORE_RATIO * ranked[0].score
         best = [h.name for h in ranked if h.name in shown and h.score >= floor][:JOIN_PATH_TABLES]
@@ -154,7 +186,8 @@ class RetrieveSchemaTool(Tool[RetrieveSchemaArgs]):
             text=text,
             value={
                 "tables": [h.name for h in chosen],
-                "bridges": [h.name for h in chosen if h.bridge],
+                "bridges": [h.name for h in chosen if h.bridge and h.name not in core],
+                "core": [h.name for h in chosen if h.name in core],
                 "join_paths": paths,
                 "ranking": [[h.name, round(h.score, 4)] for h in ranked[: 2 * args.k]],
                 "tokens": estimate_tokens(text),

@@ -19,6 +19,7 @@ from retrieval.store import ChromaStore
 from tools.schema_retrieval import (
     RetrieveSchemaArgs,
     RetrieveSchemaTool,
+    core_tables,
     estimate_tokens,
     select_within_budget,
 )
@@ -156,7 +157,8 @@ def test_tool_reports_bridges_join_paths_and_snapshot(store: ChromaStore) -> Non
     catalog = load_catalog(store, "hr")
     assert catalog is not None
     three = sum(estimate_tokens(catalog.schema_doc(n)) for n in ("employees", "departments", "locations"))
-    args = RetrieveSchemaArgs(query="How many employees work in each city?", k=2, budget=three + 2)
+    args = RetrieveSchemaArgs(query="How many employees work in each city?", k=2, budget=three + 2,
+                              core_fraction=0.0)
     result = tool.run(args, ctx)
     assert result.ok and result.kind == "schema"
     assert result.value["tables"] == ["departments", "employees", "locations"]
@@ -170,3 +172,51 @@ def test_tool_reports_bridges_join_paths_and_snapshot(store: ChromaStore) -> Non
     missing = tool.run(RetrieveSchemaArgs(query="x"), cast(Any, types.SimpleNamespace(
         store=store, db=types.SimpleNamespace(key="nope"))))
     assert not missing.ok and "nl2sql index" in (missing.error or "")
+
+
+def test_core_block_is_the_most_connected_tables_and_comes_first(store: ChromaStore) -> None:
+    tables = [*hr_tables(), *money_tables()]
+    index_tables(store, "mix", "sqlite", tables, sample_rows=0)
+    catalog = load_catalog(store, "mix")
+    assert catalog is not None
+    cost = {n: estimate_tokens(catalog.schema_doc(n)) for n in catalog.names}
+    # departments joins two tables, employees and locations one each; tables without FKs are never core
+    assert core_tables(catalog, cost["departments"]) == ["departments"]
+    assert core_tables(catalog, 10_000) == ["departments", "employees", "locations"]
+    assert core_tables(catalog, 0) == []
+    ranked = [TableHit(n, 1.0, catalog.schema_doc(n)) for n in ("payments", "invoices", "departments")]
+
+    def lookup(name: str) -> TableHit:
+        return TableHit(name, 0.0, catalog.schema_doc(name), bridge=True)
+
+    budget = cost["departments"] + cost["payments"] + cost["invoices"]
+    chosen = select_within_budget(ranked, 8, budget, graph=catalog.graph, lookup=lookup, core=["departments"])
+    assert [h.name for h in chosen] == ["departments", "invoices", "payments"]
+    chosen = select_within_budget(ranked, 8, budget - 1, graph=catalog.graph, lookup=lookup,
+                                  core=["departments"])
+    assert [h.name for h in chosen] == ["departments", "payments"]  # core first, then the best that fits
+
+
+def test_schema_prefix_is_byte_identical_across_questions_and_roles(store: ChromaStore) -> None:
+    """One database, a schema over budget: the core block opens every question's and every role's prompt."""
+    from prompts import insights as insights_prompt
+    from prompts.schema_prefix import schema_prefix
+    from tools.generation import system_prompt
+
+    index_tables(store, "mix", "sqlite", [*hr_tables(), *money_tables()], sample_rows=0)
+    catalog = load_catalog(store, "mix")
+    assert catalog is not None
+    core = sum(estimate_tokens(catalog.schema_doc(n)) for n in ("departments", "employees", "locations"))
+    ctx = cast(Any, types.SimpleNamespace(store=store, db=types.SimpleNamespace(key="mix")))
+    texts = [RetrieveSchemaTool().run(RetrieveSchemaArgs(query=q, budget=2 * core + 40, core_fraction=0.5), ctx)
+             for q in ("Total refund amount?", "Salary of each employee by city", "Budget per department")]
+    assert all(r.ok and r.value["core"] == ["departments", "employees", "locations"] for r in texts)
+    assert len({r.text for r in texts}) == 3  # the question's own tables differ...
+    block = "\n\n".join(catalog.schema_doc(n) for n in ("departments", "employees", "locations"))
+    prompts = []
+    for r in texts:
+        generator = system_prompt("sqlite", r.text)
+        insights = insights_prompt.SYSTEM.format(schema_prefix=schema_prefix("sqlite", r.text), dialect="sqlite")
+        prompts += [generator, insights]
+    opening = schema_prefix("sqlite", block).rstrip()
+    assert all(p.startswith(opening) for p in prompts)  # ...behind the same bytes for every question and role
