@@ -256,9 +256,9 @@ def table_ddl(table: TableInfo, dialect: str = "sqlite") -> str:
         text = f"  {q(col.name)}" + (f" {col.type}" if col.type else "")
         if col.name == single_pk:
             text += " PRIMARY KEY"
-        fk = inline.get(col.name)
-        if fk is not None:
-            text += f" REFERENCES {q(fk.ref_table)}" + (f" ({q(fk.ref_columns[0])})" if fk.ref_columns else "")
+        ref = inline.get(col.name)
+        if ref is not None:
+            text += f" REFERENCES {q(ref.ref_table)}" + (f" ({q(ref.ref_columns[0])})" if ref.ref_columns else "")
         parts.append((text, col.comment))
     if len(table.primary_key) > 1:
         parts.append((f"  PRIMARY KEY ({', '.join(map(q, table.primary_key))})", None))

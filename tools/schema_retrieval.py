@@ -15,7 +15,7 @@ vary per question, so they come last and leave the prefix intact).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from pydantic import BaseModel, Field
 
@@ -116,8 +116,12 @@ def select_within_budget(
                 break
             if not candidate:
                 break
-    canonical = lambda hits: sorted(hits, key=lambda h: h.name.lower())  # noqa: E731
-    return canonical(fixed.values()) + canonical(chosen.values())
+    return _canonical(fixed.values()) + _canonical(chosen.values())
+
+
+def _canonical(hits: Iterable[TableHit]) -> list[TableHit]:
+    """``hits`` by table name, case-insensitive."""
+    return sorted(hits, key=lambda h: h.name.lower())
 
 
 class RetrieveSchemaArgs(BaseModel):
