@@ -213,6 +213,10 @@ class GenerationSettings(BaseModel):
         "is the most accurate and each extra candidate costs ~5-10 s on the embedded model (see the README's "
         "ablation), off for the large profile (all candidates, judged).",
     )
+    simplify_sql: bool = Field(
+        True, description="Rewrite each candidate with the result-preserving simplifier (database.simplify): "
+        "drop needless primary-key self-joins and table aliases.",
+    )
     reasoning_max_chars: int = Field(
         240, ge=40, le=4000, description="Cap on a candidate's chain-of-thought (characters, grammar-enforced)."
     )

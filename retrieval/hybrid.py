@@ -127,6 +127,15 @@ class TableCatalog:
     graph: JoinGraph = field(default_factory=JoinGraph)
     bm25: BM25Okapi | None = None
 
+    def primary_keys(self) -> dict[str, list[str]]:
+        """Primary-key columns by lower-cased table name, from the description documents' ``Primary key:`` line."""
+        keys = {}
+        for name, doc in self.descriptions.items():
+            for line in doc.splitlines():
+                if line.startswith("Primary key:"):
+                    keys[name.lower()] = [c.strip() for c in line.removeprefix("Primary key:").split(",") if c.strip()]
+        return keys
+
     def schema_doc(self, name: str) -> str:
         """Schema document of ``name`` (falls back to its description document, then to "")."""
         return self.schemas.get(name) or self.descriptions.get(name, "")

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from database.connection import QueryResult
+from database.simplify import complexity
 from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently
 
 PREVIEW_ROWS = 10
@@ -56,20 +57,29 @@ def execute_candidates(ctx: ToolContext, candidates: list[dict[str, Any]], paral
     return outcomes, results
 
 
+def simplest(outcomes: list[dict[str, Any]], dialect: str) -> dict[str, Any]:
+    """The outcome with the simplest SQL (:func:`database.simplify.complexity`; ties: the earliest)."""
+    return min(outcomes, key=lambda o: complexity(str(o["sql"]), dialect))
+
+
 def selection_value(outcomes: list[dict[str, Any]], results: dict[int, QueryResult], chosen: int,
-                    carry: dict[str, Any]) -> dict[str, Any]:
+                    carry: dict[str, Any], dialect: str = "sqlite") -> dict[str, Any]:
     """The payload of a ``rows`` result: the chosen candidate's full result plus every outcome.
 
-    The distinct results are kept as groups (``members``, representative ``sql``, ``columns``, ``preview``,
-    ``row_count``), largest first. ``carry`` (prompt parts, question, judge/verifier records) is kept.
+    The distinct results are kept as groups (``members``; ``representative`` and its ``sql``: the simplest
+    member, see :func:`simplest`; ``columns``, ``preview``, ``row_count``), largest first. ``carry`` (prompt
+    parts, question, judge/verifier records) is kept.
     """
     res = results[chosen]
-    groups: dict[str, dict[str, Any]] = {}
+    members: dict[str, list[dict[str, Any]]] = {}
     for o in outcomes:
         if o["status"] in ("ok", "empty"):
-            g = groups.setdefault(o["signature"], {"members": [], "sql": o["sql"], "status": o["status"],
-                                                   "representative": o["index"]})
-            g["members"].append(o["index"])
+            members.setdefault(o["signature"], []).append(o)
+    groups: dict[str, dict[str, Any]] = {}
+    for signature, same in members.items():
+        rep = simplest(same, dialect)
+        groups[signature] = {"members": [o["index"] for o in same], "sql": rep["sql"], "status": rep["status"],
+                             "representative": rep["index"]}
     group_list = sorted(groups.values(), key=lambda g: -len(g["members"]))
     for g in group_list:
         r = results[g["representative"]]
@@ -84,10 +94,13 @@ def selection_value(outcomes: list[dict[str, Any]], results: dict[int, QueryResu
     }
 
 
-def pick_majority(outcomes: list[dict[str, Any]]) -> int | None:
-    """Index of the first member of the largest non-empty result group (self-consistency).
+def pick_majority(outcomes: list[dict[str, Any]], dialect: str = "sqlite") -> int | None:
+    """Index of the simplest member of the largest non-empty result group (self-consistency).
 
-    It points to an empty result only when every result is empty; it is None when nothing ran successfully.
+    Ties between groups go to the group whose first member came first; within the group the simplest SQL
+    wins (:func:`simplest`): candidates that agree on the result are equivalent here, and the simplest is the
+    one an analyst reads best. It points to an empty result only when every result is empty; it is None when
+    nothing ran successfully.
     """
     for wanted in ("ok", "empty"):
         sizes: dict[str, int] = {}
@@ -96,7 +109,9 @@ def pick_majority(outcomes: list[dict[str, Any]]) -> int | None:
                 sizes[o["signature"]] = sizes.get(o["signature"], 0) + 1
         if sizes:
             best = max(sizes.values())
-            return int(next(o["index"] for o in outcomes if o["status"] == wanted and sizes[o["signature"]] == best))
+            first = next(o for o in outcomes if o["status"] == wanted and sizes[o["signature"]] == best)
+            same = [o for o in outcomes if o["status"] == wanted and o["signature"] == first["signature"]]
+            return int(simplest(same, dialect)["index"])
     return None
 
 
@@ -142,12 +157,12 @@ class ExecuteSQLTool(Tool[ExecuteSQLArgs]):
     def run(self, args: ExecuteSQLArgs, ctx: ToolContext) -> ToolResult:
         """Execute, group by result and select the majority result."""
         outcomes, results = execute_candidates(ctx, args.candidates, True)
-        chosen = pick_majority(outcomes)
+        chosen = pick_majority(outcomes, ctx.db.dialect)
         if chosen is None:
             error = "; ".join(f"candidate {o['index']}: {o['error']}" for o in outcomes)
             return ToolResult(ok=False, kind="error", text=f"ERROR: {error}", error=error,
                               value=failure_value(outcomes, args.carry))
-        return rows_result(selection_value(outcomes, results, chosen, args.carry), results[chosen])
+        return rows_result(selection_value(outcomes, results, chosen, args.carry, ctx.db.dialect), results[chosen])
 
 
 def preview_text(value: dict[str, Any]) -> str:

@@ -19,8 +19,10 @@ from pydantic import BaseModel, Field, create_model
 from core.llm import LLMError, chat, invoke_structured
 from core.settings import CandidateSpec
 from database.guard import guard_sql
+from database.simplify import simplify_sql
 from prompts import generator as prompt
 from prompts.schema_prefix import schema_prefix
+from retrieval.hybrid import load_catalog
 from retrieval.values import ValueMatch
 from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently
 
@@ -115,7 +117,10 @@ def system_prompt(dialect: str, schema_context: str) -> str:
 
 def write_candidate(ctx: ToolContext, system: str, user: str, spec: CandidateSpec, index: int,
                     label: str | None = None) -> Candidate:
-    """One generator call with ``spec``'s output model and temperature; the SQL is cleaned and guarded.
+    """One generator call with ``spec``'s output model and temperature; the SQL is cleaned, guarded, simplified.
+
+    Simplification (:func:`database.simplify.simplify_sql`, when ``generation.simplify_sql``) keeps the result
+    and only removes needless aliases and primary-key self-joins.
 
     Never raises: LLM failures (endpoint down, malformed JSON after retries) and guard refusals (two
     statements, writes, unparsable SQL) come back in ``Candidate.error``.
@@ -134,6 +139,10 @@ def write_candidate(ctx: ToolContext, system: str, user: str, spec: CandidateSpe
     verdict = guard_sql(cand.sql, ctx.db.dialect)
     if not verdict.ok:
         cand.error = verdict.error
+    elif ctx.settings.generation.simplify_sql:
+        catalog = load_catalog(ctx.store, ctx.db.key) if ctx.store is not None else None
+        simple = simplify_sql(verdict.sql, ctx.db.dialect, catalog.primary_keys() if catalog else None)
+        cand.sql = simple if simple == verdict.sql or guard_sql(simple, ctx.db.dialect).ok else verdict.sql
     else:
         cand.sql = verdict.sql
     return cand

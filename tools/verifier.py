@@ -108,7 +108,8 @@ class VerifySQLTool(Tool[VerifyArgs]):
                 next_index += 1
                 continue
             carry: dict[str, Any] = {k: value[k] for k in ("system", "context", "question") if k in value}
-            new_value = selection_value(outcomes, results, pick_majority(outcomes) or mine["index"], carry)
+            new_value = selection_value(outcomes, results, pick_majority(outcomes, ctx.db.dialect) or mine["index"],
+                                        carry, ctx.db.dialect)
             rerun = {o["index"] for o in outcomes}  # keep the failed/empty originals in the record too
             new_value["outcomes"] = sorted([*(o for o in value.get("outcomes", []) if o["index"] not in rerun),
                                             *outcomes], key=lambda o: o["index"])
