@@ -9,6 +9,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent.state import AgentState
+from knowledge.lookup import cited
+from knowledge.records import KnowledgeRecord
 
 Status = Literal["ok", "empty", "error"]
 """``ok``: rows came back; ``empty``: the query ran and matched nothing; ``error``: no answer (the text says
@@ -42,6 +44,10 @@ class Outcome(BaseModel):
         description="Each SQL candidate: index, strategy, status, row_count, sql, error.")
     judge: dict[str, Any] | None = Field(None, description="The judge's record (scores, choice), if it ran.")
     verifier: dict[str, Any] | None = Field(None, description="The verifier's record (needed, repaired...).")
+    definitions: list[str] = Field(
+        default_factory=list,
+        description="Names of the business definitions (knowledge records) shown to the generator that the SQL "
+        "applies (knowledge.lookup.cited).")
     llm_calls: int = Field(0, description="LLM calls of this turn.")
     prompt_tokens: int = Field(0, description="Prompt tokens of this turn, all calls.")
     completion_tokens: int = Field(0, description="Completion tokens of this turn, all calls.")
@@ -100,6 +106,7 @@ class Outcome(BaseModel):
             candidates=[{k: o.get(k) for k in ("index", "strategy", "status", "row_count", "sql", "error")}
                         for o in last.get("outcomes", [])],
             judge=last.get("judge"), verifier=last.get("verifier"),
+            definitions=_definitions(final, answer.sql or ""),
             llm_calls=len(usage),
             prompt_tokens=sum(u.get("prompt_tokens", 0) for u in usage),
             completion_tokens=sum(u.get("completion_tokens", 0) for u in usage),
@@ -111,6 +118,13 @@ class Outcome(BaseModel):
             trace=final.get("trace", []), usage=usage, database=database, thread_id=thread_id, run_id=run_id,
             question=question,
         )
+
+
+def _definitions(final: AgentState, sql: str) -> list[str]:
+    """The knowledge records shown to the generator that ``sql`` applies (see :func:`knowledge.lookup.cited`)."""
+    shown = [KnowledgeRecord.model_validate(r) for res in (final.get("results") or {}).values()
+             if res.ok and res.kind == "knowledge" for r in res.value.get("records", [])]
+    return cited(shown, sql) if sql else []
 
 
 def last_selection(final: AgentState) -> dict[str, Any]:

@@ -170,7 +170,7 @@ def resolve_refs(text: str, lookup: Callable[[str], str]) -> str:
 def default_plan(question: str, tools: ToolRegistry, *, use_examples: bool = True) -> Plan:
     """The standard plan used when the planner's plan is missing or invalid.
 
-    Schema retrieval, example retrieval (when enabled), value search, SQL generation and execution, then the
+    Schema retrieval, example retrieval (when enabled), value search, knowledge lookup, SQL generation and execution, then the
     quality and final steps of :func:`complete_plan` (a chart when the question asks for one).
     """
     question = question if len(question) <= 300 else ""  # step inputs hold 400 characters; tools read the question
@@ -178,6 +178,9 @@ def default_plan(question: str, tools: ToolRegistry, *, use_examples: bool = Tru
     if use_examples:
         steps.append(PlanStep(id="#E2", tool="retrieve_examples", input=question, description="similar SQL"))
     steps.append(PlanStep(id=f"#E{len(steps) + 1}", tool="search_values", input=question, description="values"))
+    if "lookup_knowledge" in tools.names:
+        steps.append(PlanStep(id=f"#E{len(steps) + 1}", tool="lookup_knowledge", input=question,
+                              description="definitions"))
     context = " ".join(s.id for s in steps)
     n = len(steps)
     steps.append(

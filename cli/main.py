@@ -64,6 +64,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print(f"Chart: {chart['kind']} of {chart.get('y') or chart['x']} by {chart['x']} (shown in the app)")
         if out.sql:
             print(f"\nSQL: {out.sql}")
+        if out.definitions:
+            print(f"Definitions used: {'; '.join(out.definitions)}")
         print(f"\n[{out.status}; {out.latency_s} s; {out.llm_calls} LLM calls; "
               f"{out.prompt_tokens}+{out.completion_tokens} tokens; plan: {out.plan_source}]")
     return 0 if out.status != "error" else 1
@@ -190,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="demo gold set, a Spider-format folder, or a CSV/JSONL of question, gold_sql, database_url")
     p.add_argument("--path", help="Spider folder (dev.json + database/<db_id>/<db_id>.sqlite) or the CSV/JSONL file")
     p.add_argument("--configs", default="with_examples",
-                   help="comma-separated: with_examples, no_examples, dc_only, qp_only, single_shot, or all")
+                   help="comma-separated: with_examples, no_examples, no_knowledge, dc_only, qp_only, single_shot, or all")
     p.add_argument("--limit", type=int, help="first N questions (after --sample)")
     p.add_argument("--sample", type=int, help="random sample of N questions (with --seed)")
     p.add_argument("--seed", type=int, default=0)

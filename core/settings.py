@@ -123,6 +123,9 @@ class RetrievalSettings(BaseModel):
     top_k_examples: int = Field(3, ge=0, description="Few-shot examples retrieved per question.")
     sample_rows: int = Field(3, ge=0, description="Sample rows per table shown in schema chunks.")
     use_examples: bool = Field(True, description="Retrieve few-shot examples for SQL generation.")
+    use_knowledge: bool = Field(
+        True, description="Show the approved business definitions (knowledge file) a question uses to the generator."
+    )
     sensitive_patterns: list[str] = Field(
         default_factory=lambda: [
             r"e_?mail",
@@ -273,6 +276,9 @@ class Settings(BaseSettings):
     examples_path: Path | None = Field(
         None, description="Versioned JSONL file of few-shot examples; default: <stem>.examples.jsonl beside a "
         "SQLite database, when present.")
+    knowledge_path: Path | None = Field(
+        None, description="YAML knowledge file (metrics, terms, rules, enums, synonyms); default: "
+        "<stem>.knowledge.yaml beside a SQLite database.")
     prices: dict[str, ModelPrice] = Field(
         default_factory=lambda: {
             LOCAL_MODEL_NAME: ModelPrice(),
@@ -354,6 +360,15 @@ class Settings(BaseSettings):
             db_path = Path(self.database_url.removeprefix("sqlite:///"))
             candidate = db_path.with_name(f"{db_path.stem}.examples.jsonl")
             return candidate if candidate.exists() else None
+        return None
+
+    def resolved_knowledge_path(self) -> Path | None:
+        """``knowledge_path``, else ``<stem>.knowledge.yaml`` beside a SQLite database file (may not exist yet)."""
+        if self.knowledge_path is not None:
+            return Path(self.knowledge_path)
+        if self.database_url.startswith("sqlite:///"):
+            db_path = Path(self.database_url.removeprefix("sqlite:///"))
+            return db_path.with_name(f"{db_path.stem}.knowledge.yaml")
         return None
 
     def cost_usd(self, usage: list[dict[str, Any]]) -> float:

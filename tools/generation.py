@@ -65,13 +65,15 @@ class Candidate(BaseModel):
 class GenerateSQLArgs(BaseModel):
     """The question, the schema context and optional parts, each already rendered as prompt text.
 
-    The schema context comes from retrieve_schema; the optional parts are few-shot examples, resolved values
-    (from search_values), table insights and conversation history.
+    The schema context comes from retrieve_schema; the optional parts are few-shot examples, business
+    definitions (from lookup_knowledge), resolved values (from search_values), table insights and
+    conversation history.
     """
 
     question: str = Field(min_length=1, max_length=2000)
     schema_context: str = Field(min_length=1)
     examples: str = ""
+    knowledge: str = ""
     values: str = ""
     insights: str = ""
     history: str = ""
@@ -173,6 +175,7 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
             question=call.question,
             schema_context="\n\n".join(r.text for r in schemas),
             examples=f"{prompt.EXAMPLES_HEADER}{examples}\n\n" if examples else "",
+            knowledge="".join(r.text for r in call.referenced("knowledge")),
             values=render_values(call.referenced("values")),
             insights=f"{prompt.INSIGHTS_HEADER}{insights}\n\n" if insights else "",
             history=render_history(ctx.history),
@@ -181,13 +184,13 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
     def run(self, args: GenerateSQLArgs, ctx: ToolContext) -> ToolResult:
         """Generate every configured candidate (concurrently when enabled) and guard each one."""
         system = system_prompt(ctx.db.dialect, args.schema_context)
-        context = f"{args.history}{args.examples}{args.values}{args.insights}"
+        context = f"{args.knowledge}{args.history}{args.examples}{args.values}{args.insights}"
         specs = ctx.settings.candidate_specs()
 
         def one(item: tuple[int, CandidateSpec], hints: bool = True) -> Candidate:
             index, spec = item
             user = prompt.TEMPLATES[spec.strategy].format(
-                history=args.history, examples=args.examples, values=args.values if hints else "",
+                knowledge=args.knowledge, history=args.history, examples=args.examples, values=args.values if hints else "",
                 insights=args.insights, question=args.question)
             cand = write_candidate(ctx, system, user, spec, index)
             cand.value_hints = hints and bool(args.values)

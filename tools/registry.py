@@ -22,6 +22,7 @@ from tools.execution import ExecuteSQLTool
 from tools.generation import GenerateSQLTool
 from tools.insights import TableInsightsTool
 from tools.judge import JudgeSQLTool
+from tools.knowledge import LookupKnowledgeTool
 from tools.referential import SearchValuesTool
 from tools.schema_retrieval import RetrieveSchemaTool
 from tools.verifier import VerifySQLTool
@@ -117,6 +118,7 @@ def default_registry() -> ToolRegistry:
         RetrieveSchemaTool(),
         RetrieveExamplesTool(),
         SearchValuesTool(),
+        LookupKnowledgeTool(),
         TableInsightsTool(),
         GenerateSQLTool(),
         ExecuteSQLTool(),

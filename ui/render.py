@@ -49,6 +49,8 @@ def show_turn(out: Outcome, settings: Settings, key: str) -> None:
     if out.sql:
         with st.expander("SQL", expanded=out.show_sql):
             st.code(out.sql, language="sql", wrap_lines=True)
+    if out.definitions:
+        st.caption("Definitions used: " + "; ".join(out.definitions))
     if out.candidates:
         with st.expander("How the SQL was chosen"):
             st.dataframe(pd.DataFrame(out.candidates), width="stretch", hide_index=True)

@@ -1,0 +1,131 @@
+"""Typed business-knowledge records of one database, and the knowledge base that holds them.
+
+A record says what a business word means *on this database*: a **metric** (a named computation: its SQL
+expression, the joins and filters it always needs, its unit), a **term** (a business word -> the tables,
+columns or values that carry it), a **rule** (how a phrase such as "latest", "this year" or "return over a
+month" is computed here), an **enum** (code -> meaning) or a **synonym** (another name of a table, column or
+value). Typed records with lifelong updates follow RubikSQL; binding metrics to mandatory constraints follows
+BAR-SQL. Every record carries its provenance (human, mined from the query workload, LLM-proposed) and a review
+status; only ``approved`` records reach prompts.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+RecordType = Literal["metric", "term", "rule", "enum", "synonym"]
+Provenance = Literal["human", "mined", "llm"]
+Status = Literal["pending", "approved", "rejected"]
+TYPES: tuple[RecordType, ...] = ("rule", "metric", "term", "enum", "synonym")
+"""Record types in the order definitions are rendered."""
+
+_ID = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,79}$")
+
+
+class KnowledgeRecord(BaseModel):
+    """One knowledge record (see the module docstring for the types).
+
+    Attributes:
+        id: stable slug, unique in its knowledge base (``market_cap_usd``).
+        type: metric | term | rule | enum | synonym.
+        name: the business phrase (``market cap``); matched in questions together with ``synonyms``.
+        synonyms: other phrases that mean the same (``market capitalisation``, ``mcap``).
+        definition: what it means, in one or two sentences the generator reads.
+        sql: for a metric the SQL expression (``EQ_MSTR.SHR_OUT * EQ_PX_D.PX_LST``), for a rule a pattern.
+        tables / columns: what it uses (``EQ_PX_D``; ``EQ_PX_D.PX_LST``).
+        filters: conditions or joins the metric or rule always needs.
+        values: for an enum, code -> meaning.
+        unit: unit of a metric's result (``USD``, ``fraction``).
+        provenance / status: where it came from; pending, approved or rejected (only approved reaches prompts).
+        note: free text for reviewers (never shown to the model).
+    """
+
+    id: str
+    type: RecordType
+    name: str = Field(min_length=1, max_length=120)
+    synonyms: list[str] = Field(default_factory=list)
+    definition: str = Field(min_length=1, max_length=800)
+    sql: str | None = Field(None, max_length=1200)
+    tables: list[str] = Field(default_factory=list)
+    columns: list[str] = Field(default_factory=list)
+    filters: list[str] = Field(default_factory=list)
+    values: dict[str, str] = Field(default_factory=dict)
+    unit: str | None = None
+    provenance: Provenance = "human"
+    status: Status = "pending"
+    note: str | None = None
+
+    @field_validator("id")
+    @classmethod
+    def _slug(cls, value: str) -> str:
+        if not _ID.match(value):
+            raise ValueError(f"id {value!r} must be a lower-case slug (letters, digits, _ . -; at most 80)")
+        return value
+
+    @field_validator("synonyms")
+    @classmethod
+    def _clean_synonyms(cls, value: list[str]) -> list[str]:
+        return list(dict.fromkeys(s.strip() for s in value if s.strip()))
+
+    @model_validator(mode="after")
+    def _complete_for_type(self) -> KnowledgeRecord:
+        if self.type == "metric" and not self.sql:
+            raise ValueError(f"metric {self.id!r} needs its sql expression")
+        if self.type == "enum" and not self.values:
+            raise ValueError(f"enum {self.id!r} needs values (code: meaning)")
+        if self.type == "synonym" and not self.synonyms:
+            raise ValueError(f"synonym {self.id!r} needs at least one synonym")
+        return self
+
+    @property
+    def phrases(self) -> list[str]:
+        """The name and every synonym (what the matcher looks for in questions)."""
+        return [self.name, *self.synonyms]
+
+
+class KnowledgeBase(BaseModel):
+    """The knowledge file of one database: ``version`` (format), ``database`` (its key) and the records.
+
+    Raises (at validation): two records share an id.
+    """
+
+    version: int = Field(1, ge=1, le=1)
+    database: str = ""
+    records: list[KnowledgeRecord] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> KnowledgeBase:
+        seen: set[str] = set()
+        for record in self.records:
+            if record.id in seen:
+                raise ValueError(f"record id {record.id!r} appears twice")
+            seen.add(record.id)
+        return self
+
+    def approved(self) -> list[KnowledgeRecord]:
+        """The records that may reach prompts."""
+        return [r for r in self.records if r.status == "approved"]
+
+    def get(self, record_id: str) -> KnowledgeRecord | None:
+        """The record with ``record_id``, or None."""
+        return next((r for r in self.records if r.id == record_id), None)
+
+    def upsert(self, record: KnowledgeRecord) -> KnowledgeBase:
+        """A copy with ``record`` replacing the one with its id (or appended)."""
+        others = [r for r in self.records if r.id != record.id]
+        index = next((i for i, r in enumerate(self.records) if r.id == record.id), len(others))
+        return self.model_copy(update={"records": [*others[:index], record, *others[index:]]})
+
+    def set_status(self, record_id: str, status: Status) -> KnowledgeBase:
+        """A copy with the status of ``record_id`` changed.
+
+        Raises:
+            KeyError: no record has that id.
+        """
+        record = self.get(record_id)
+        if record is None:
+            raise KeyError(f"no knowledge record {record_id!r}")
+        return self.upsert(record.model_copy(update={"status": status}))

@@ -1,0 +1,70 @@
+"""Knowledge lookup tool: the approved business definitions (metrics, terms, rules...) a question uses."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from knowledge.files import KnowledgeFileError, load_knowledge
+from knowledge.lookup import KnowledgeMatcher, definitions_block, select_records
+from knowledge.records import KnowledgeBase
+from tools.base import Tool, ToolCall, ToolContext, ToolResult
+
+_MATCHERS: dict[Path, tuple[KnowledgeBase, KnowledgeMatcher]] = {}
+_LOCK = threading.Lock()
+
+
+def matcher_for(path: Path, kb: KnowledgeBase) -> KnowledgeMatcher:
+    """The matcher of ``kb``'s approved records, rebuilt only when the file at ``path`` was reloaded."""
+    with _LOCK:
+        cached = _MATCHERS.get(path)
+        if cached is None or cached[0] is not kb:
+            cached = (kb, KnowledgeMatcher(kb.approved()))
+            _MATCHERS[path] = cached
+        return cached[1]
+
+
+class LookupKnowledgeArgs(BaseModel):
+    """The question whose business words are looked up."""
+
+    question: str = Field(min_length=1, max_length=2000)
+
+
+class LookupKnowledgeTool(Tool[LookupKnowledgeArgs]):
+    """Returns ``kind="knowledge"``: the definitions block as ``text`` ('' when nothing matched).
+
+    ``value`` has ``records`` (the shown records as dicts), ``matches`` (``[record id, phrase, exact]``) and
+    ``file``.
+
+    A missing knowledge file is an empty result; an invalid one too, with the problem in ``value["error"]``
+    (answering goes on without definitions rather than failing).
+    """
+
+    name = "lookup_knowledge"
+    result_kind = "knowledge"
+    description = "find the business definitions (metrics, terms, rules) the question uses (input: the question)"
+    Args = LookupKnowledgeArgs
+
+    def build_args(self, call: ToolCall, ctx: ToolContext) -> LookupKnowledgeArgs:
+        """The question itself (definitions are matched on its words)."""
+        return LookupKnowledgeArgs(question=call.question or call.input)
+
+    def run(self, args: LookupKnowledgeArgs, ctx: ToolContext) -> ToolResult:
+        """Match, select within the per-type budgets, render."""
+        path = ctx.settings.resolved_knowledge_path()
+        if not ctx.settings.retrieval.use_knowledge or path is None:
+            return ToolResult(ok=True, kind="knowledge", text="", value={"records": [], "matches": []})
+        try:
+            kb = load_knowledge(path)
+        except KnowledgeFileError as exc:
+            return ToolResult(ok=True, kind="knowledge", text="",
+                              value={"records": [], "matches": [], "file": str(path), "error": str(exc)})
+        matches = matcher_for(path, kb).match(args.question)
+        records = select_records(kb.approved(), matches)
+        return ToolResult(
+            ok=True, kind="knowledge", text=definitions_block(records),
+            value={"records": [r.model_dump(exclude_defaults=True) for r in records],
+                   "matches": [[m.record_id, m.phrase, m.exact] for m in matches], "file": str(path)},
+        )
