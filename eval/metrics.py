@@ -1,7 +1,8 @@
-"""Execution accuracy (EX) as in Spider (Yu et al. 2018), and bootstrap confidence intervals.
+"""Execution accuracy (EX) as in Spider (Yu et al. 2018), its tolerant variant, and bootstrap intervals.
 
 EX compares result multisets, order only when the gold query orders its output; column names are ignored and
-a column permutation is allowed.
+a column permutation is allowed. Tolerant EX (:func:`tolerant_match`) also accepts extra columns, as the seed's
+judge counted: "current price of ASML" answered with the price alone or with the date and currency too.
 
 Also a percentile bootstrap confidence interval for means (Efron & Tibshirani 1993).
 """
@@ -62,6 +63,48 @@ def results_match(gold: Sequence[Sequence[Any]], pred: Sequence[Sequence[Any]], 
     for perm in perms:
         permuted = [tuple(r[i] for i in perm) for r in p]
         if (permuted if ordered else Counter(permuted)) == gold_key:
+            return True
+    return False
+
+
+MAX_ASSIGNMENTS = 5000
+"""Column assignments tried by :func:`tolerant_match` before it gives up (returns False)."""
+
+
+def tolerant_match(gold: Sequence[Sequence[Any]], pred: Sequence[Sequence[Any]], *, ordered: bool) -> bool:
+    """Tolerant EX: every gold column's values appear, row-aligned, in a distinct column of ``pred``.
+
+    Same rows count as EX; ``pred`` may have extra columns. Deterministic, no LLM: gold column ``j`` is mapped
+    to a prediction column holding the same values (as a multiset, or in order when ``ordered``), and the
+    mapping is accepted when the prediction projected on it equals the gold rows (as a list when ``ordered``,
+    else as a multiset). Strict EX implies tolerant EX.
+    """
+    g, p = _rows(gold), _rows(pred)
+    if len(g) != len(p):
+        return False
+    if not g:
+        return True
+    width, extra = len(g[0]), len(p[0])
+    if extra < width or any(len(r) != extra for r in p):
+        return False
+
+    def column(rows: list[tuple[Any, ...]], i: int) -> Any:
+        values = [r[i] for r in rows]
+        return values if ordered else Counter(values)
+
+    options = [[k for k in range(extra) if column(p, k) == column(g, j)] for j in range(width)]
+    if any(not o for o in options):
+        return False
+    gold_key: Any = g if ordered else Counter(g)
+    tried = 0
+    for assignment in itertools.product(*options):
+        if len(set(assignment)) < width:
+            continue
+        tried += 1
+        if tried > MAX_ASSIGNMENTS:
+            return False
+        projected = [tuple(r[k] for k in assignment) for r in p]
+        if (projected if ordered else Counter(projected)) == gold_key:
             return True
     return False
 

@@ -33,6 +33,7 @@ def summary_frame(summaries: dict[str, dict[str, Any]]) -> pd.DataFrame:
     """One row per configuration: every mean with its 95% interval, as text."""
     return pd.DataFrame([{
         "configuration": name, "questions": s["questions"], "EX %": _fmt(s["ex"], True),
+        "tolerant EX %": _fmt(s["ex_tolerant"], True) if "ex_tolerant" in s else "-",
         "LLM judge %": _fmt(s["judge_correct"], True), "soft F1 %": _fmt(s["soft_f1"], True),
         "latency s": _fmt(s["latency_s"]), "p95 s": s["latency_p95_s"], "LLM calls": _fmt(s["llm_calls"], digits=2),
         "prompt tok": _fmt(s["prompt_tokens"], digits=0), "completion tok": _fmt(s["completion_tokens"], digits=0),
@@ -54,7 +55,7 @@ def _bar(summaries: dict[str, dict[str, Any]], keys: list[tuple[str, str]], titl
 def figures(summaries: dict[str, dict[str, Any]]) -> list[go.Figure]:
     """Accuracy, latency, tokens, cost (with 95% intervals) and EX by category, per configuration."""
     figs = [
-        _bar(summaries, [("ex", "EX"), ("judge_correct", "LLM judge"), ("soft_f1", "soft F1")],
+        _bar(summaries, [("ex", "EX"), ("ex_tolerant", "tolerant EX"), ("judge_correct", "LLM judge"), ("soft_f1", "soft F1")],
              "Accuracy (%), 95% bootstrap intervals", 100),
         _bar(summaries, [("latency_s", "latency")], "Latency per question (s)"),
         _bar(summaries, [("prompt_tokens", "prompt"), ("completion_tokens", "completion")], "Tokens per question"),

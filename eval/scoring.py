@@ -14,7 +14,7 @@ from core.settings import Settings
 from database.connection import Database
 from eval.datasets import EvalItem
 from eval.llm_judge import judge_answer
-from eval.metrics import error_category, gold_is_ordered, results_match, soft_f1, sql_category
+from eval.metrics import error_category, gold_is_ordered, results_match, soft_f1, sql_category, tolerant_match
 
 EVAL_ROW_CAP = 100_000
 
@@ -33,6 +33,9 @@ def score_item(item: EvalItem, outcome: Outcome, db: Database, settings: Setting
     ordered = gold_is_ordered(item.gold_sql, db.dialect)
     ex = pred_ok and any(g.ok and results_match(g.rows, pred.rows, ordered=gold_is_ordered(sql, db.dialect))
                          for g, sql in zip(golds, item.gold_sqls, strict=True) if pred is not None)
+    tolerant = pred_ok and any(
+        g.ok and tolerant_match(g.rows, pred.rows, ordered=gold_is_ordered(sql, db.dialect))
+        for g, sql in zip(golds, item.gold_sqls, strict=True) if pred is not None)
     soft = max((soft_f1(g.rows, pred.rows)["f1"] for g in golds if g.ok), default=0.0) if pred_ok and pred else 0.0
     ref = golds[0]
     verdict: dict[str, Any] = {"verdict": None, "reason": "not run", "called": False}
@@ -46,7 +49,7 @@ def score_item(item: EvalItem, outcome: Outcome, db: Database, settings: Setting
         "qid": item.qid, "config": config, "db_id": item.db_id,
         "category": item.category or sql_category(item.gold_sql, db.dialect),
         "question": item.question, "gold_sql": item.gold_sql, "pred_sql": pred_sql,
-        "ex": int(ex), "soft_f1": soft,
+        "ex": int(ex), "ex_tolerant": int(tolerant), "soft_f1": soft,
         "judge": verdict["verdict"], "judge_correct": None if verdict["verdict"] is None
         else int(verdict["verdict"] == "CORRECT"), "judge_reason": verdict["reason"],
         "error_category": error_category(ex=ex, pred_sql=pred_sql, pred_ok=pred_ok,

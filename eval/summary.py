@@ -16,7 +16,7 @@ from eval.metrics import ERROR_CATEGORIES, bootstrap_ci, paired_bootstrap
 
 BASELINE = "single_shot"
 
-MEANS = ("ex", "judge_correct", "soft_f1", "latency_s", "llm_calls", "prompt_tokens", "completion_tokens",
+MEANS = ("ex", "ex_tolerant", "judge_correct", "soft_f1", "latency_s", "llm_calls", "prompt_tokens", "completion_tokens",
          "cost_usd")
 """Per-question fields averaged (``judge_correct`` over the questions the judge decided)."""
 
@@ -49,11 +49,12 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def compare(by_config: dict[str, list[dict[str, Any]]],
-            keys: tuple[str, ...] = ("ex", "soft_f1", "latency_s", "llm_calls")) -> list[dict[str, Any]]:
+            keys: tuple[str, ...] = ("ex", "ex_tolerant", "soft_f1", "latency_s", "llm_calls")
+            ) -> list[dict[str, Any]]:
     """Paired bootstrap of ``a - b`` for every pair of configurations and each of ``keys``.
 
     Computed on the questions both have (matched by ``qid``): ``{"a", "b", "metric", "n", "diff", "low",
-    "high", "p_le_0"}``. The baseline ``single_shot`` is always ``b``, so its rows read as "gain over the
+    "high", "p_le_0"}``; a metric some of the rows lack (older runs) is left out. The baseline ``single_shot`` is always ``b``, so its rows read as "gain over the
     baseline".
     """
     out = []
@@ -63,6 +64,8 @@ def compare(by_config: dict[str, list[dict[str, Any]]],
         rb = {r["qid"]: r for r in by_config[b]}
         common = sorted(set(ra) & set(rb))
         for key in keys:
+            if any(ra[q].get(key) is None or rb[q].get(key) is None for q in common):
+                continue  # a run written before the metric existed
             stats = paired_bootstrap([float(ra[q][key]) for q in common], [float(rb[q][key]) for q in common])
             out.append({"a": a, "b": b, "metric": key, "n": len(common),
                         **{k: round(v, 4) for k, v in stats.items()}})
