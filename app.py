@@ -13,12 +13,13 @@ from ui import services
 from ui.chat import chat_page
 from ui.developer import tools_tab, traces_tab
 from ui.knowledge import collections_tab, indexes_tab, review_tab
+from ui.knowledge_base import knowledge_tab
 from ui.messages import explain
 from ui.settings_page import settings_page
 
 
 def developer_page() -> None:
-    """Traces, tool bench, vector collections, review queues and index rebuilds."""
+    """Traces, tool bench, vector collections, review queues, knowledge records and index rebuilds."""
     st.title("Developer panel")
     try:
         deps, _ = services.load_agent()
@@ -26,8 +27,8 @@ def developer_page() -> None:
         st.error(f"The agent could not start: {explain(f'{type(exc).__name__}: {exc}', services.settings())}")
         st.stop()
     st.caption(f"Database `{deps.db.key}`")
-    traces, bench, collections, review, indexes = st.tabs(
-        ["Traces", "Run a tool", "Collections", "Review", "Indexes"])
+    traces, bench, collections, review, knowledge, indexes = st.tabs(
+        ["Traces", "Run a tool", "Collections", "Review", "Knowledge", "Indexes"])
     with traces:
         traces_tab()
     with bench:
@@ -36,6 +37,8 @@ def developer_page() -> None:
         collections_tab(deps)
     with review:
         review_tab(deps)
+    with knowledge:
+        knowledge_tab(deps)
     with indexes:
         indexes_tab(deps)
 

@@ -1,4 +1,4 @@
-"""``nl2sql`` command line: ask, sql, index, enrich, eval, setup, llm serve|assemble|verify.
+"""``nl2sql`` command line: ask, sql, index, enrich, knowledge, eval, setup, llm serve|assemble|verify.
 
 Every command accepts ``--database URL`` (a SQLAlchemy URL; default: the demo ``markets`` SQLite file).
 Exit status: 0 success, 1 the command ran but failed (e.g. SQL error), 2 bad usage or setup problem.
@@ -148,6 +148,13 @@ def cmd_setup(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_knowledge(args: argparse.Namespace) -> int:
+    """Business knowledge records: list | mine | approve | reject (see :mod:`cli.knowledge`)."""
+    from cli.knowledge import run_knowledge
+
+    return run_knowledge(args, _settings(args))
+
+
 def cmd_llm(args: argparse.Namespace) -> int:
     """Delegate to the local server tool (serve | assemble | verify)."""
     from cli.llm import main as local_main
@@ -211,6 +218,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("setup", cmd_setup, "install embedding files, generate the demo database")
     p.add_argument("--model", action="store_true", help="also assemble the local model file")
     p.add_argument("--force", action="store_true", help="regenerate the demo database")
+    from cli.knowledge import add_parser as add_knowledge_parser
+
+    add_knowledge_parser(sub, common, cmd_knowledge)
     p = add("llm", cmd_llm, "local model server: serve | assemble | verify")
     p.add_argument("llm_command", choices=["serve", "assemble", "verify"])
     p.add_argument("rest", nargs=argparse.REMAINDER)

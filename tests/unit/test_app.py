@@ -172,3 +172,23 @@ def test_settings_page_hides_secrets_and_applies_session_choices(app_env: Settin
 
 def _key(store: ChromaStore) -> str:
     return next(iter(store.db_keys()))
+
+
+def test_developer_panel_edits_and_approves_a_knowledge_record(app_env: Settings) -> None:  # noqa: F811
+    from knowledge.files import load_knowledge, save_knowledge
+    from knowledge.records import KnowledgeBase, KnowledgeRecord
+
+    path = app_env.resolved_knowledge_path()
+    assert path is not None
+    save_knowledge(path, KnowledgeBase(records=[KnowledgeRecord(
+        id="mined_term_brazil", type="term", name="customers.country = 'Brazil'", definition="mined filter",
+        provenance="mined")]))
+    dev = AppTest.from_string(DEVELOPER, default_timeout=60).run()
+    assert not dev.exception, dev.exception
+    dev.text_input(key="kbn-mined_term_brazil").input("brazilian customers")
+    dev.text_input(key="kbs-mined_term_brazil").input("customers from Brazil, Brazilians")
+    next(b for b in dev.form_submit_button if b.label == "Approve record").click().run()
+    assert not dev.exception, dev.exception
+    record = load_knowledge(path).records[0]
+    assert (record.status, record.name, record.synonyms) == (
+        "approved", "brazilian customers", ["customers from Brazil", "Brazilians"])

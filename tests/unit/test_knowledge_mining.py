@@ -1,0 +1,74 @@
+"""Workload mining: hints from a small query log, pending proposals, and the ``nl2sql knowledge`` command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from cli.knowledge import read_log, run_knowledge
+from core.settings import Settings
+from knowledge.files import load_knowledge
+from knowledge.mining import mine_workload, propose_records
+from knowledge.records import KnowledgeBase
+
+LOG = [
+    "SELECT SUM(o.amount) FROM orders AS o JOIN customers AS c ON c.id = o.customer_id WHERE c.country = 'Brazil'",
+    "SELECT c.name, SUM(o.amount) FROM customers c, orders o WHERE o.customer_id = c.id GROUP BY c.name",
+    "SELECT country, COUNT(*) FROM customers WHERE country = 'Brazil' GROUP BY country",
+    "SELECT name FROM customers WHERE id IN (SELECT customer_id FROM orders WHERE amount > 15)",
+    "NOT SQL AT ALL (",
+]
+
+
+def test_mined_hints_resolve_aliases_and_count() -> None:
+    hints = mine_workload(LOG)
+    assert hints.queries == 5 and hints.unparsed == 1
+    assert hints.joins == {"customers.id = orders.customer_id": 2}
+    assert hints.filters["customers.country = 'Brazil'"] == 2 and hints.filters["orders.amount > 15"] == 1
+    assert hints.group_bys == {"customers.name": 1, "customers.country": 1}
+    assert hints.aggregates["SUM(orders.amount)"] == 2
+    assert "customers.id = orders.customer_id  (2x)" in hints.document()
+
+
+def test_proposals_are_pending_mined_and_never_repeated() -> None:
+    hints = mine_workload(LOG)
+    proposed = propose_records(hints, KnowledgeBase(), min_count=2)
+    assert {(r.type, r.sql) for r in proposed} == {
+        ("metric", "SUM(orders.amount)"), ("term", "customers.country = 'Brazil'"),
+        ("rule", "customers.id = orders.customer_id")}
+    assert all(r.status == "pending" and r.provenance == "mined" for r in proposed)
+    kb = KnowledgeBase(records=proposed)
+    assert propose_records(hints, kb, min_count=2) == []
+
+
+def test_read_log_formats(tmp_path: Path) -> None:
+    sql = tmp_path / "log.sql"
+    sql.write_text("SELECT 1;\nSELECT a FROM t WHERE b = 'x;y';\n")
+    assert read_log(sql, "sqlite") == ["SELECT 1", "SELECT a FROM t WHERE b = 'x;y'"]
+    jsonl = tmp_path / "log.jsonl"
+    jsonl.write_text(json.dumps({"sql": "SELECT 2"}) + "\n# comment\n")
+    assert read_log(jsonl, "sqlite") == ["SELECT 2"]
+    jsonl.write_text("{}\n")
+    with pytest.raises(ValueError, match="log.jsonl:1"):
+        read_log(jsonl, "sqlite")
+
+
+def test_cli_mines_then_approves(shop_settings: Settings, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "log.sql"
+    log.write_text(";\n".join(LOG[:3]) + ";\n")
+    args = argparse.Namespace(knowledge_command="mine", log=str(log), min_count=2, top=15, database=None)
+    assert run_knowledge(args, shop_settings) == 0
+    path = shop_settings.resolved_knowledge_path()
+    assert path is not None
+    kb = load_knowledge(path)
+    assert kb.records and not kb.approved()
+    first = kb.records[0].id
+    run_knowledge(argparse.Namespace(knowledge_command="approve", ids=[first], database=None), shop_settings)
+    assert [r.id for r in load_knowledge(path).approved()] == [first]
+    with pytest.raises(ValueError, match="no knowledge record 'nope'"):
+        run_knowledge(argparse.Namespace(knowledge_command="reject", ids=["nope"], database=None), shop_settings)
+    assert run_knowledge(args, shop_settings) == 1  # nothing new the second time
+    assert "pending record(s) proposed" in capsys.readouterr().out
