@@ -72,3 +72,23 @@ def test_cli_mines_then_approves(shop_settings: Settings, tmp_path: Path, capsys
         run_knowledge(argparse.Namespace(knowledge_command="reject", ids=["nope"], database=None), shop_settings)
     assert run_knowledge(args, shop_settings) == 1  # nothing new the second time
     assert "pending record(s) proposed" in capsys.readouterr().out
+
+
+def test_llm_proposals_are_checked_and_kept_pending(shop_settings: Settings) -> None:
+    from core.llm import LLMProvider, UsageLog
+    from database.connection import Database
+    from retrieval.knowledge_proposal import propose_knowledge
+    from tests.support.scripted_model import ScriptedChatModel
+
+    reply = {"records": [
+        {"type": "metric", "name": "revenue", "synonyms": ["sales"], "definition": "Money from orders.",
+         "sql": "SUM(orders.amount)", "tables": ["orders"]},
+        {"type": "metric", "name": "margin", "definition": "x", "sql": "SUM(x)", "tables": ["invoices"]},
+        {"type": "rule", "name": "latest", "definition": "x", "sql": "SELECT (", "tables": []},
+    ]}
+    llms = LLMProvider(shop_settings, overrides={"generator": ScriptedChatModel(replies=[reply])})
+    kb, report = propose_knowledge(Database.from_settings(shop_settings), llms, KnowledgeBase(), examples=[],
+                                   usage=UsageLog())
+    assert [(r.id, r.status, r.provenance) for r in kb.records] == [("llm_metric_revenue", "pending", "llm")]
+    assert dict(report.rejected) == {"margin": "unknown table(s) invoices", "latest": report.rejected[1][1]}
+    assert report.rejected[1][1].startswith("SQL does not parse")
