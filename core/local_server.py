@@ -40,8 +40,6 @@ from core.settings import LOCAL_MODEL_NAME, PROJECT_ROOT, LocalLLMSettings, Sett
 
 log = logging.getLogger(__name__)
 
-PROMPT_CACHE_RAM_MIB = 2048
-"""Host-RAM budget of llama.cpp's cross-slot prompt cache, in MiB (its default is 8192)."""
 MAX_PREDICT = 2048
 """Server-side cap on generated tokens per request (guards against runaway generations)."""
 LOG_NAME = "llm-server.log"
@@ -107,7 +105,7 @@ def build_params(local: LocalLLMSettings) -> Any:
     params.cpuparams.n_threads = local.n_threads
     params.cpuparams_batch.n_threads = local.n_threads
     params.cache_prompt = True
-    params.cache_ram_mib = PROMPT_CACHE_RAM_MIB
+    params.cache_ram_mib = local.cache_ram_mib
     params.n_predict = MAX_PREDICT
     params.offline = True
     params.ui = False

@@ -74,6 +74,9 @@ class LocalLLMSettings(BaseModel):
         True, description="Start the server when a role uses the local default endpoint."
     )
     startup_timeout_s: float = Field(180.0, gt=0, description="How long to wait for the health check.")
+    cache_ram_mib: int = Field(
+        2048, ge=0, description="Host-RAM budget of llama.cpp's cross-slot prompt cache in MiB (0: off); it keeps "
+        "the schema prefixes of several databases and roles after their slot moved on.")
     speculative: Literal["off", "ngram", "draft"] = Field(
         "off",
         description=(

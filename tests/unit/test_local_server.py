@@ -326,6 +326,15 @@ def test_speculative_env_to_params(
         assert spec.draft.mparams.path == ""
 
 
+def test_prompt_cache_setting_reaches_the_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("xllamacpp")
+    assert local_server.build_params(Settings(state_dir=tmp_path).local_llm).cache_ram_mib == 2048  # type: ignore[call-arg]
+    monkeypatch.setenv("NL2SQL_LOCAL_LLM__CACHE_RAM_MIB", "512")
+    local = Settings(state_dir=tmp_path).local_llm  # type: ignore[call-arg]
+    assert local.cache_ram_mib == 512 and local_server.build_params(local).cache_ram_mib == 512
+    assert local_server.build_params(local).cache_prompt is True
+
+
 def test_speculative_rejects_unknown_mode() -> None:
     with pytest.raises(ValueError, match="speculative"):
         LocalLLMSettings(speculative="eagle")  # type: ignore[arg-type]
