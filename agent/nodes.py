@@ -45,7 +45,7 @@ def format_history(history: list[dict[str, Any]], limit: int = 3) -> str:
 def turn_summary(question: str, answer: Answer) -> dict[str, Any]:
     """The compact record of one answered turn kept in the thread's history (no rows: only their shape)."""
     return {"question": question, "sql": answer.sql, "columns": answer.columns, "row_count": len(answer.rows),
-            "status": answer.status}
+            "status": answer.status, "kind": answer.kind, "missing": answer.missing}
 
 
 def plan(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
@@ -57,7 +57,7 @@ def plan(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     deps = runtime.context
     started = time.perf_counter()
     usage = UsageLog()
-    question = state["question"]
+    question = complete_follow_up(state.get("history", []), state["question"])
     tools = deps.registry
     allowed = tools.enabled_names(deps.settings)
     wanted = tools.wanted_names(question)
@@ -85,7 +85,10 @@ def plan(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         "steps": [{"id": s.id, "tool": s.tool, "input": s.input} for s in the_plan.steps],
         **usage.totals(),
     }
+    if question != state["question"]:
+        record["completed_question"] = question  # a follow-up reply completed the pending question
     return {
+        "question": question,
         "plan": the_plan,
         "plan_source": source,
         "plan_error": error,
@@ -165,8 +168,12 @@ def run_step(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
 
 
 def route_after_step(state: AgentState) -> Literal["run_step", "solve"]:
-    """Run the next step while any remain, then solve."""
-    return "run_step" if state["step_index"] < len(state["plan"].steps) else "solve"
+    """Run the next step while any remain, then solve; solve at once after a decision not to answer."""
+    the_plan, index = state["plan"], state["step_index"]
+    last = state.get("results", {}).get(the_plan.steps[index - 1].id) if index else None
+    if last is not None and last.kind == "decision" and last.value.get("kind", "answer") != "answer":
+        return "solve"
+    return "run_step" if index < len(the_plan.steps) else "solve"
 
 
 def solve(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
@@ -187,6 +194,35 @@ def solve(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
             "usage": [c.to_dict() for c in usage.calls]}
 
 
+def ask_back(decision: dict[str, Any]) -> Answer:
+    """The answer of a question the data cannot answer as asked: a clarification, follow-up or refusal."""
+    kind, missing, readings = decision["kind"], decision.get("missing") or None, decision.get("readings", [])
+    if kind == "clarify":
+        text = "This question can be read in more than one way. Which one do you mean?\n" + "\n".join(
+            f"- {r}" for r in readings)
+    elif kind == "follow_up":
+        text = f"To answer this I need {missing}. Please give it (for example in your next message)."
+    else:
+        text = (f"This database cannot answer that: it holds no data on {missing}. I searched its tables, their "
+                "documentation and the business definitions; a table or column with that data would be needed.")
+    return Answer(status="ok", text=text, kind=kind, readings=readings, missing=missing)
+
+
+def complete_follow_up(history: list[dict[str, Any]], message: str) -> str:
+    """The pending question completed by ``message`` when the last turn asked a follow-up, else ``message``.
+
+    ``"October 2025"`` after "Top 5 stocks by return?" (follow-up: the period) becomes "Top 5 stocks by
+    return? (October 2025)". A message that is itself a full question (a question mark and 5+ words) starts
+    afresh.
+    """
+    last = history[-1] if history else None
+    if not last or last.get("kind") != "follow_up":
+        return message
+    if message.rstrip().endswith("?") and len(message.split()) >= 5:
+        return message
+    return f"{str(last['question']).rstrip()} ({message.strip()})"
+
+
 def make_answer(state: AgentState, ctx: ToolContext) -> Answer:
     """The solver's logic: organize the last successful ``rows`` result with the last chart spec.
 
@@ -195,6 +231,9 @@ def make_answer(state: AgentState, ctx: ToolContext) -> Answer:
     """
     the_plan, results = state["plan"], state.get("results", {})
     ordered = [results[s.id] for s in the_plan.steps if s.id in results]
+    decision = next((r.value for r in ordered if r.ok and r.kind == "decision"), None)
+    if decision is not None and decision.get("kind", "answer") != "answer":
+        return ask_back(decision)
     sql = next((str(r.value["sql"]) for r in reversed(ordered) if r.value.get("sql")), None)
     good = [r for r in ordered if r.ok and r.kind == "rows"]
     if good:

@@ -44,6 +44,11 @@ class Outcome(BaseModel):
         description="Each SQL candidate: index, strategy, status, row_count, sql, error.")
     judge: dict[str, Any] | None = Field(None, description="The judge's record (scores, choice), if it ran.")
     verifier: dict[str, Any] | None = Field(None, description="The verifier's record (needed, repaired...).")
+    kind: Literal["answer", "clarify", "follow_up", "refuse"] = Field(
+        "answer", description="answer, or instead of SQL a clarification (readings), a follow-up question "
+        "(missing parameter) or a refusal (missing data); see tools.answerability.")
+    readings: list[str] = Field(default_factory=list, description="clarify: rephrased questions to choose from.")
+    missing: str | None = Field(None, description="follow_up: the parameter to give; refuse: the missing data.")
     definitions: list[str] = Field(
         default_factory=list,
         description="Names of the business definitions (knowledge records) shown to the generator that the SQL "
@@ -103,6 +108,7 @@ class Outcome(BaseModel):
         return cls(
             answer=answer.text, status=answer.status, sql=answer.sql, columns=answer.columns, rows=answer.rows,
             truncated=answer.truncated, chart=answer.chart, show_sql=answer.show_sql,
+            kind=answer.kind, readings=answer.readings, missing=answer.missing,
             candidates=[{k: o.get(k) for k in ("index", "strategy", "status", "row_count", "sql", "error")}
                         for o in last.get("outcomes", [])],
             judge=last.get("judge"), verifier=last.get("verifier"),

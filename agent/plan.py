@@ -170,7 +170,8 @@ def resolve_refs(text: str, lookup: Callable[[str], str]) -> str:
 def default_plan(question: str, tools: ToolRegistry, *, use_examples: bool = True) -> Plan:
     """The standard plan used when the planner's plan is missing or invalid.
 
-    Schema retrieval, example retrieval (when enabled), value search, knowledge lookup, SQL generation and execution, then the
+    Schema retrieval, example retrieval (when enabled), value search, knowledge lookup, the answerability
+    check, SQL generation and execution, then the
     quality and final steps of :func:`complete_plan` (a chart when the question asks for one).
     """
     question = question if len(question) <= 300 else ""  # step inputs hold 400 characters; tools read the question
@@ -181,6 +182,10 @@ def default_plan(question: str, tools: ToolRegistry, *, use_examples: bool = Tru
     if "lookup_knowledge" in tools.names:
         steps.append(PlanStep(id=f"#E{len(steps) + 1}", tool="lookup_knowledge", input=question,
                               description="definitions"))
+    if "check_question" in tools.names:
+        context = " ".join(s.id for s in steps)
+        steps.append(PlanStep(id=f"#E{len(steps) + 1}", tool="check_question", input=f"{question} | {context}",
+                              description="answer, ask back or refuse"))
     context = " ".join(s.id for s in steps)
     n = len(steps)
     steps.append(

@@ -233,6 +233,19 @@ class GenerationSettings(BaseModel):
     probe_limit: int = Field(3, ge=0, le=10, description="Read-only probe queries per repair attempt.")
 
 
+class AnswerabilitySettings(BaseModel):
+    """When the assistant answers, asks back or refuses (tools.answerability; BAR-SQL's four outcomes)."""
+
+    enabled: bool = Field(True, description="Check each question before SQL is written (follow-up, clarify, refuse).")
+    llm_check: bool = Field(
+        True, description="Ask the model (one short call) when some words of the question are found nowhere in the "
+        "schema, its documentation, the definitions or the linked values; off: such questions are answered.")
+    common_word_zipf: float = Field(
+        5.0, ge=0.0, le=8.0, description="English words at least this frequent (wordfreq Zipf scale) never count as "
+        "uncovered (French: this + 0.5).")
+    max_tokens: int = Field(120, ge=20, le=1000, description="Completion cap of the answerability call.")
+
+
 class ModelPrice(BaseModel):
     """Price of one model in US dollars per million tokens (for the evaluation's cost figures)."""
 
@@ -272,6 +285,7 @@ class Settings(BaseSettings):
         "on the local 1.5B model it costs ~12 s per use.",
     )
     generation: GenerationSettings = Field(default_factory=GenerationSettings)
+    answerability: AnswerabilitySettings = Field(default_factory=AnswerabilitySettings)
     row_cap: int = Field(1000, ge=1, description="Maximum rows returned by one query.")
     query_timeout_s: float = Field(15.0, gt=0, description="Statement timeout in seconds.")
     state_dir: Path = Field(STATE_DIR, description="Checkpoints, traces and feedback live here.")

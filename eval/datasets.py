@@ -32,11 +32,18 @@ class EvalItem:
     db_id: str
     category: str = ""
     alternatives: list[str] = field(default_factory=list)
+    expect: str = "answer"
+    """The expected kind of reply: answer, clarify, follow_up or refuse (boundary sets); only answerable
+    questions need a gold SQL."""
 
     @property
     def gold_sqls(self) -> list[str]:
         """The reference query first, then the alternatives."""
         return [self.gold_sql, *self.alternatives]
+
+
+KINDS = ("answer", "clarify", "follow_up", "refuse")
+"""The kinds of reply a boundary question may expect (see ``agent.outcome.Outcome.kind``)."""
 
 
 def load_spider(path: Path, split: str = "dev") -> list[EvalItem]:
@@ -94,7 +101,8 @@ def load_table(path: Path) -> list[EvalItem]:
 
     ``gold_sql``: in JSONL a string or a list of acceptable queries; in CSV further ones go in ``gold_sql_2``,
     ``gold_sql_3``, ... ``database_url``: a SQLAlchemy URL or a SQLite path relative to the file. Optional
-    columns: ``id``, ``category``, ``db_id``.
+    columns: ``id``, ``category``, ``db_id``, ``expect`` (answer, clarify, follow_up or refuse; default
+    answer; a question not expected to be answered needs no gold SQL).
 
     Raises:
         ValueError: unknown extension, or a record without question, gold SQL or database URL (the message
@@ -111,12 +119,15 @@ def load_table(path: Path) -> list[EvalItem]:
     for i, rec in enumerate(records, start=1):
         golds = _gold_list(rec)
         question, url = str(rec.get("question") or "").strip(), str(rec.get("database_url") or "").strip()
-        if not question or not golds or not url:
+        expect = str(rec.get("expect") or "answer").strip()
+        if expect not in KINDS:
+            raise ValueError(f"{path}: record {i}: expect must be one of {', '.join(KINDS)}")
+        if not question or not url or (not golds and expect == "answer"):
             raise ValueError(f"{path}: record {i} needs question, gold_sql and database_url")
         db_url = _database_url(url, path.parent)
         db_id = str(rec.get("db_id") or Path(db_url.split("///")[-1]).stem)
-        items.append(EvalItem(str(rec.get("id") or f"{path.stem}-{i}"), question, golds[0], db_url, db_id,
-                              str(rec.get("category") or ""), golds[1:]))
+        items.append(EvalItem(str(rec.get("id") or f"{path.stem}-{i}"), question, golds[0] if golds else "",
+                              db_url, db_id, str(rec.get("category") or expect), golds[1:], expect))
     return items
 
 

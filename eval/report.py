@@ -34,6 +34,7 @@ def summary_frame(summaries: dict[str, dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame([{
         "configuration": name, "questions": s["questions"], "EX %": _fmt(s["ex"], True),
         "tolerant EX %": _fmt(s["ex_tolerant"], True) if "ex_tolerant" in s else "-",
+        "kind acc. %": _fmt(s["kind_correct"], True) if "kind_correct" in s else "-",
         "LLM judge %": _fmt(s["judge_correct"], True), "soft F1 %": _fmt(s["soft_f1"], True),
         "latency s": _fmt(s["latency_s"]), "p95 s": s["latency_p95_s"], "LLM calls": _fmt(s["llm_calls"], digits=2),
         "prompt tok": _fmt(s["prompt_tokens"], digits=0), "completion tok": _fmt(s["completion_tokens"], digits=0),
@@ -70,11 +71,12 @@ def figures(summaries: dict[str, dict[str, Any]]) -> list[go.Figure]:
 
 
 def failures_frame(rows_by_config: dict[str, list[dict[str, Any]]]) -> pd.DataFrame:
-    """Every wrong answer: configuration, question id, question, gold SQL, predicted SQL, error category."""
+    """Every wrong answer (EX 0, or the wrong kind of reply on a boundary question), with its details."""
     rows = [{"configuration": name, "qid": r["qid"], "question": r["question"], "gold SQL": r["gold_sql"],
              "predicted SQL": r.get("pred_sql") or "", "category": r["error_category"],
              "detail": r.get("pred_error") or r.get("error") or ""}
-            for name, rs in rows_by_config.items() for r in rs if not r["ex"]]
+            for name, rs in rows_by_config.items() for r in rs
+            if (r["ex"] == 0 if r.get("ex") is not None else r.get("kind_correct") == 0)]
     return pd.DataFrame(rows, columns=["configuration", "qid", "question", "gold SQL", "predicted SQL", "category",
                                        "detail"])
 

@@ -26,6 +26,8 @@ def score_item(item: EvalItem, outcome: Outcome, db: Database, settings: Setting
     ``judge_llms`` enables the LLM-as-judge metric (None: ``judge`` is None). The judge's own calls are
     reported separately (``judge_usage``) and not counted in the configuration's cost.
     """
+    if item.expect != "answer":
+        return score_boundary(item, outcome, settings, config=config)
     golds = [db.run_query(sql, row_cap=EVAL_ROW_CAP) for sql in item.gold_sqls]
     pred_sql = outcome.sql
     pred = db.run_query(pred_sql, row_cap=EVAL_ROW_CAP) if pred_sql else None
@@ -50,6 +52,7 @@ def score_item(item: EvalItem, outcome: Outcome, db: Database, settings: Setting
         "category": item.category or sql_category(item.gold_sql, db.dialect),
         "question": item.question, "gold_sql": item.gold_sql, "pred_sql": pred_sql,
         "ex": int(ex), "ex_tolerant": int(tolerant), "soft_f1": soft,
+        "expect": "answer", "kind": outcome.kind, "kind_correct": int(outcome.kind == "answer"),
         "judge": verdict["verdict"], "judge_correct": None if verdict["verdict"] is None
         else int(verdict["verdict"] == "CORRECT"), "judge_reason": verdict["reason"],
         "error_category": error_category(ex=ex, pred_sql=pred_sql, pred_ok=pred_ok,
@@ -66,4 +69,32 @@ def score_item(item: EvalItem, outcome: Outcome, db: Database, settings: Setting
         "verifier_needed": bool((outcome.verifier or {}).get("needed")),
         "verifier_repaired": bool((outcome.verifier or {}).get("repaired")),
         "usage": usage, "judge_usage": [c.to_dict() for c in judge_usage.calls],
+    }
+
+
+def score_boundary(item: EvalItem, outcome: Outcome, settings: Settings, *, config: str) -> dict[str, Any]:
+    """The record of a boundary question, one not to be answered with SQL.
+
+    ``item.expect`` is clarify, follow_up or refuse; only the kind of reply is scored (``kind_correct``), EX
+    and soft F1 are None.
+    """
+    usage = outcome.usage
+    return {
+        "qid": item.qid, "config": config, "db_id": item.db_id, "category": item.category or item.expect,
+        "question": item.question, "gold_sql": None, "pred_sql": outcome.sql,
+        "ex": None, "ex_tolerant": None, "soft_f1": None,
+        "expect": item.expect, "kind": outcome.kind, "kind_correct": int(outcome.kind == item.expect),
+        "readings": outcome.readings, "missing": outcome.missing,
+        "judge": None, "judge_correct": None, "judge_reason": "not run",
+        "error_category": "correct" if outcome.kind == item.expect else f"kind_{outcome.kind}",
+        "pred_error": None, "gold_error": None,
+        "status": outcome.status, "error": outcome.answer if outcome.status == "error" else None,
+        "latency_s": outcome.latency_s, "llm_calls": outcome.llm_calls,
+        "prompt_tokens": outcome.prompt_tokens, "completion_tokens": outcome.completion_tokens,
+        "cost_usd": round(settings.cost_usd(usage), 6),
+        "plan_source": outcome.plan_source, "candidates": outcome.candidates,
+        "judge_called": any(u.get("role") == "judge" for u in usage),
+        "verifier_needed": bool((outcome.verifier or {}).get("needed")),
+        "verifier_repaired": bool((outcome.verifier or {}).get("repaired")),
+        "usage": usage, "judge_usage": [],
     }

@@ -16,7 +16,7 @@ from eval.metrics import ERROR_CATEGORIES, bootstrap_ci, paired_bootstrap
 
 BASELINE = "single_shot"
 
-MEANS = ("ex", "ex_tolerant", "judge_correct", "soft_f1", "latency_s", "llm_calls", "prompt_tokens", "completion_tokens",
+MEANS = ("ex", "ex_tolerant", "kind_correct", "judge_correct", "soft_f1", "latency_s", "llm_calls", "prompt_tokens", "completion_tokens",
          "cost_usd")
 """Per-question fields averaged (``judge_correct`` over the questions the judge decided)."""
 
@@ -40,9 +40,13 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     out["latency_p50_s"] = round(float(np.quantile(latencies, 0.5)), 3) if rows else 0.0
     out["latency_p95_s"] = round(float(np.quantile(latencies, 0.95)), 3) if rows else 0.0
     counts = Counter(r["error_category"] for r in rows)
-    out["error_categories"] = {c: counts.get(c, 0) for c in ERROR_CATEGORIES}
-    out["ex_by_category"] = {cat: _ci([float(r["ex"]) for r in rows if r["category"] == cat])
+    out["error_categories"] = {c: counts.get(c, 0) for c in [*ERROR_CATEGORIES, *sorted(
+        k for k in counts if k not in ERROR_CATEGORIES)]}
+    out["ex_by_category"] = {cat: _ci([float(r["ex"]) for r in rows if r["category"] == cat and r["ex"] is not None])
                              for cat in sorted({r["category"] for r in rows})}
+    kinds = sorted({str(r.get("expect") or "answer") for r in rows})
+    out["kind_accuracy_by_expected"] = {k: _ci([float(r["kind_correct"]) for r in rows if (r.get("expect") or "answer") == k
+                                                and r.get("kind_correct") is not None]) for k in kinds}
     out["agent_judge_share"] = round(sum(bool(r.get("judge_called")) for r in rows) / max(1, len(rows)), 3)
     out["verifier_share"] = round(sum(bool(r.get("verifier_needed")) for r in rows) / max(1, len(rows)), 3)
     return out
@@ -54,7 +58,8 @@ def compare(by_config: dict[str, list[dict[str, Any]]],
     """Paired bootstrap of ``a - b`` for every pair of configurations and each of ``keys``.
 
     Computed on the questions both have (matched by ``qid``): ``{"a", "b", "metric", "n", "diff", "low",
-    "high", "p_le_0"}``; a metric some of the rows lack (older runs) is left out. The baseline ``single_shot`` is always ``b``, so its rows read as "gain over the
+    "high", "p_le_0"}``, on the questions where both rows have the metric (boundary questions have no EX;
+    older runs lack newer metrics). The baseline ``single_shot`` is always ``b``, so its rows read as "gain over the
     baseline".
     """
     out = []
@@ -64,9 +69,10 @@ def compare(by_config: dict[str, list[dict[str, Any]]],
         rb = {r["qid"]: r for r in by_config[b]}
         common = sorted(set(ra) & set(rb))
         for key in keys:
-            if any(ra[q].get(key) is None or rb[q].get(key) is None for q in common):
-                continue  # a run written before the metric existed
-            stats = paired_bootstrap([float(ra[q][key]) for q in common], [float(rb[q][key]) for q in common])
-            out.append({"a": a, "b": b, "metric": key, "n": len(common),
+            both = [q for q in common if ra[q].get(key) is not None and rb[q].get(key) is not None]
+            if not both:
+                continue  # e.g. a run written before the metric existed
+            stats = paired_bootstrap([float(ra[q][key]) for q in both], [float(rb[q][key]) for q in both])
+            out.append({"a": a, "b": b, "metric": key, "n": len(both),
                         **{k: round(v, 4) for k, v in stats.items()}})
     return out

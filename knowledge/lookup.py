@@ -29,7 +29,9 @@ PARTIAL_SHARE = 0.75
 HEADER = "Business definitions for this database (apply them where the question uses these words):\n"
 
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset({"a", "an", "the", "of", "in", "on", "for", "to", "by", "and", "or", "per", "at", "s"})
+STOPWORDS = frozenset({"a", "an", "the", "of", "in", "on", "for", "to", "by", "and", "or", "per", "at", "s",
+                       "is", "are", "was", "were", "be", "me", "my", "it", "its", "with", "from", "as"})
+"""Function words left out of a phrase's content words (and of a reading's distinguishing words)."""
 
 
 def _fold(token: str) -> str:
@@ -70,7 +72,7 @@ class KnowledgeMatcher:
                 tokens = normalise(phrase)
                 if tokens:
                     keys.setdefault(f" {' '.join(tokens)} ", []).append((record.id, phrase))
-                    content = {t for t in tokens if t not in _STOP}
+                    content = {t for t in tokens if t not in STOPWORDS}
                     if len(content) >= 2:
                         self._phrases.append((record.id, phrase, content))
         for key, owners in keys.items():

@@ -39,6 +39,10 @@ class KnowledgeRecord(BaseModel):
         filters: conditions or joins the metric or rule always needs.
         values: for an enum, code -> meaning.
         unit: unit of a metric's result (``USD``, ``fraction``).
+        requires: parameters a question using the record must state (``period``, ``date`` or
+            ``value:TABLE.COLUMN``; see :mod:`knowledge.parameters`); without one the answer is a follow-up.
+        readings: for an ambiguous word, the concrete meanings to offer (``by market cap in USD``); a question
+            that uses the record and none of the readings' words gets a clarification with these choices.
         provenance / status: where it came from; pending, approved or rejected (only approved reaches prompts).
         note: free text for reviewers (never shown to the model).
     """
@@ -54,6 +58,8 @@ class KnowledgeRecord(BaseModel):
     filters: list[str] = Field(default_factory=list)
     values: dict[str, str] = Field(default_factory=dict)
     unit: str | None = None
+    requires: list[str] = Field(default_factory=list)
+    readings: list[str] = Field(default_factory=list)
     provenance: Provenance = "human"
     status: Status = "pending"
     note: str | None = None
@@ -70,6 +76,14 @@ class KnowledgeRecord(BaseModel):
     def _clean_synonyms(cls, value: list[str]) -> list[str]:
         return list(dict.fromkeys(s.strip() for s in value if s.strip()))
 
+    @field_validator("requires")
+    @classmethod
+    def _known_requirements(cls, value: list[str]) -> list[str]:
+        for item in value:
+            if item not in ("period", "date") and not re.match(r"^value:[\w$.]+\.[\w$]+(\|[\w$.]+\.[\w$]+)*$", item):
+                raise ValueError(f"requirement {item!r} must be period, date or value:TABLE.COLUMN[|TABLE.COLUMN]")
+        return value
+
     @model_validator(mode="after")
     def _complete_for_type(self) -> KnowledgeRecord:
         if self.type == "metric" and not self.sql:
@@ -78,6 +92,8 @@ class KnowledgeRecord(BaseModel):
             raise ValueError(f"enum {self.id!r} needs values (code: meaning)")
         if self.type == "synonym" and not self.synonyms:
             raise ValueError(f"synonym {self.id!r} needs at least one synonym")
+        if len(self.readings) == 1:
+            raise ValueError(f"record {self.id!r}: an ambiguous word needs at least two readings")
         return self
 
     @property

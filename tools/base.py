@@ -21,7 +21,7 @@ from core.settings import Settings
 from database.connection import Database
 from retrieval.store import VectorStore
 
-ResultKind = Literal["schema", "examples", "knowledge", "values", "insights", "sql", "rows", "chart", "text", "error"]
+ResultKind = Literal["schema", "examples", "knowledge", "decision", "values", "insights", "sql", "rows", "chart", "text", "error"]
 
 
 class ToolResult(BaseModel):

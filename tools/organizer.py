@@ -39,6 +39,10 @@ class Answer(BaseModel):
     truncated: bool = False
     chart: dict[str, Any] | None = Field(None, description="Chart spec (tools.charts.ChartSpec) when one was built.")
     show_sql: bool = Field(False, description="The user asked to see the SQL (it is always in the trace).")
+    kind: Literal["answer", "clarify", "follow_up", "refuse"] = Field(
+        "answer", description="answer, or a clarification, follow-up question or refusal instead of SQL.")
+    readings: list[str] = Field(default_factory=list, description="clarify: the rephrased questions to pick from.")
+    missing: str | None = Field(None, description="follow_up: the parameter to give; refuse: the missing data.")
 
 
 def _numbers(text: str) -> set[str]:

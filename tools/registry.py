@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from core.llm import LLMError
 from core.settings import Settings
+from tools.answerability import CheckQuestionTool
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
 from tools.charts import BuildChartTool
 from tools.examples import RetrieveExamplesTool
@@ -119,6 +120,7 @@ def default_registry() -> ToolRegistry:
         RetrieveExamplesTool(),
         SearchValuesTool(),
         LookupKnowledgeTool(),
+        CheckQuestionTool(),
         TableInsightsTool(),
         GenerateSQLTool(),
         ExecuteSQLTool(),

@@ -122,7 +122,7 @@ def chat_page() -> None:
     thread_id = current_thread()
     runs, feedback = services.run_store(), services.feedback_store()
     turns = runs.thread_runs(thread_id)
-    question = st.chat_input("Ask a question about the data")
+    question = st.chat_input("Ask a question about the data") or st.session_state.pop("pending_question", None)
     if not turns and not question:
         st.info("Ask a question in plain language, for example *“What was Apple's closing price on the last "
                 "trading day?”* or *“Plot the daily close of MSFT in September 2025”*. Follow-ups continue the "

@@ -28,6 +28,16 @@ def show_turn(out: Outcome, settings: Settings, key: str) -> None:
     """Render one stored outcome of :func:`agent.runner.ask`; ``key`` makes widget keys unique per turn."""
     if out.status == "error":
         st.error(explain(out.answer, settings))
+    elif out.kind == "clarify":
+        st.markdown("This question can be read in more than one way. Which one do you mean?")
+        for i, reading in enumerate(out.readings):
+            if st.button(reading, key=f"reading-{key}-{i}"):
+                st.session_state["pending_question"] = reading  # asked in the same thread by the chat page
+                st.rerun()
+    elif out.kind == "follow_up":
+        st.info(out.answer or "")
+    elif out.kind == "refuse":
+        st.warning(out.answer or "")
     else:
         st.markdown(out.answer or "")
     rows, columns = out.rows, out.columns

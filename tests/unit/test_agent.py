@@ -133,8 +133,8 @@ def test_default_plan_resolves_values_for_the_generator(shop_settings: Settings,
                                    "WHERE c.name = 'Caio'"})
     assert out.plan_source == "fallback"
     assert [s["tool"] for s in out.plan] == ["retrieve_schema", "retrieve_examples", "search_values",
-                                                 "lookup_knowledge", "generate_sql", "execute_sql", "judge_sql",
-                                                 "verify_sql"]
+                                                 "lookup_knowledge", "check_question", "generate_sql", "execute_sql",
+                                                 "judge_sql", "verify_sql"]
     prompt = _prompt_text(models["generator"].prompts[0])
     assert "customers.name = 'Caio'" in prompt
     assert out.rows == [[0]]
@@ -174,9 +174,9 @@ def test_compact_plan_without_switches_needs_no_planner_call(shop_settings: Sett
     out, models = _ask(shop_settings, shop_store, "How many customers are from Brazil?", planner={"i": 1})
     assert out.plan_source == "planner" and out.rows == [[2]] and not models["planner"].prompts
     assert [s["tool"] for s in out.plan] == ["retrieve_schema", "retrieve_examples", "search_values",
-                                             "lookup_knowledge", "generate_sql", "execute_sql", "judge_sql",
-                                             "verify_sql"]
-    assert out.plan[4]["input"].endswith("| #E1 #E2 #E3 #E4") and out.plan[5]["input"] == "#E5"
+                                             "lookup_knowledge", "check_question", "generate_sql", "execute_sql",
+                                             "judge_sql", "verify_sql"]
+    assert out.plan[5]["input"].endswith("| #E1 #E2 #E3 #E4 #E5") and out.plan[6]["input"] == "#E6"
     charted, _ = _ask(shop_settings, shop_store, "Plot customers per country",
                       sql={"reasoning": "", "sql": "SELECT country, COUNT(*) AS n FROM customers GROUP BY country"})
     assert [s["tool"] for s in charted.plan][-1] == "build_chart"  # asked for: added without the planner

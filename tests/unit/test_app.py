@@ -192,3 +192,43 @@ def test_developer_panel_edits_and_approves_a_knowledge_record(app_env: Settings
     record = load_knowledge(path).records[0]
     assert (record.status, record.name, record.synonyms) == (
         "approved", "brazilian customers", ["customers from Brazil", "Brazilians"])
+
+
+def _shop_knowledge(settings: Settings) -> None:
+    from knowledge.files import save_knowledge
+    from knowledge.records import KnowledgeBase, KnowledgeRecord
+
+    path = settings.resolved_knowledge_path()
+    assert path is not None
+    save_knowledge(path, KnowledgeBase(records=[
+        KnowledgeRecord(id="sales", type="metric", name="sales", sql="SUM(orders.amount)", definition="Order amounts.",
+                        requires=["period"], status="approved"),
+        KnowledgeRecord(id="top_customers", type="term", name="top customers", definition="ambiguous",
+                        readings=["by total amount ordered", "by number of orders"], status="approved"),
+    ]))
+
+
+def test_clarification_buttons_ask_the_chosen_reading_in_the_thread(app_env: Settings) -> None:  # noqa: F811
+    _shop_knowledge(app_env)
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    ask(at, "Who are the top customers?")
+    buttons = [b for b in at.button if b.label.startswith("Who are the top customers, by")]
+    assert [b.label for b in buttons] == ["Who are the top customers, by total amount ordered?",
+                                          "Who are the top customers, by number of orders?"]
+    buttons[1].click().run()
+    assert not at.exception, at.exception
+    turns = RunStore(runs_path(app_env)).thread_runs(at.session_state.thread_id)
+    assert [(t.question, t.kind) for t in turns] == [
+        ("Who are the top customers?", "clarify"), ("Who are the top customers, by number of orders?", "answer")]
+
+
+def test_follow_up_reply_completes_the_pending_question(app_env: Settings) -> None:  # noqa: F811
+    _shop_knowledge(app_env)
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    ask(at, "What were the sales in Brazil?")
+    assert any("the period" in i.value for i in at.info)
+    ask(at, "in 2024")
+    turns = RunStore(runs_path(app_env)).thread_runs(at.session_state.thread_id)
+    assert [t.kind for t in turns] == ["follow_up", "answer"] and turns[1].sql
+    plan = next(t for t in turns[1].trace if t.get("node") == "plan")
+    assert plan["completed_question"] == "What were the sales in Brazil? (in 2024)"

@@ -85,8 +85,9 @@ def test_a_new_tool_is_one_module_plus_one_registry_line(shop_settings: Settings
     deps.registry = registry
     out = ask(deps, "How many customers?")
     assert out.plan_source == "planner", out.plan_error
-    assert [s["tool"] for s in out.plan][:7] == ["retrieve_schema", "count_rows", "retrieve_examples",
-                                                 "search_values", "lookup_knowledge", "generate_sql", "execute_sql"]
+    assert [s["tool"] for s in out.plan][:8] == ["retrieve_schema", "count_rows", "retrieve_examples",
+                                                 "search_values", "lookup_knowledge", "check_question", "generate_sql",
+                                                 "execute_sql"]
     assert "customers: 3" in next(t["output"] for t in out.trace if t.get("tool") == "count_rows")
     shop_settings = shop_settings.model_copy(update={"plan_format": "full"})
     plan = {"steps": [

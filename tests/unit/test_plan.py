@@ -125,7 +125,7 @@ def test_draft_steps_are_numbered_by_position_and_quality_tools_are_not_draftabl
     with pytest.raises(ValidationError):
         model.model_validate({"steps": [{"tool": "judge_sql", "input": "#E1"}]})
     enum = model.model_json_schema()["$defs"]["DraftStep"]["properties"]["tool"]["enum"]
-    assert enum == ["retrieve_schema", "retrieve_examples", "search_values", "lookup_knowledge", "table_insights", "generate_sql",
+    assert enum == ["retrieve_schema", "retrieve_examples", "search_values", "lookup_knowledge", "check_question", "table_insights", "generate_sql",
                     "execute_sql", "build_chart"]
 
 

@@ -1,0 +1,129 @@
+"""Answer, clarify, follow up or refuse: the answerability check with scripted models on the shop database."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import BaseMessage
+
+from agent.nodes import complete_follow_up
+from core.settings import Settings
+from knowledge.files import save_knowledge
+from knowledge.parameters import has_date, has_period, unstated_entity
+from knowledge.records import KnowledgeBase, KnowledgeRecord
+from retrieval.store import ChromaStore
+from tests.unit.test_agent import COUNT_SQL, _ask, _prompt_text
+from tools.answerability import uncovered_terms
+
+
+def _knowledge(settings: Settings) -> None:
+    path = settings.resolved_knowledge_path()
+    assert path is not None
+    save_knowledge(path, KnowledgeBase(records=[
+        KnowledgeRecord(id="sales", type="metric", name="sales", synonyms=["revenue"], sql="SUM(orders.amount)",
+                        definition="Order amounts.", requires=["period"], status="approved"),
+        KnowledgeRecord(id="top_customers", type="term", name="top customers", definition="ambiguous",
+                        readings=["by total amount ordered", "by number of orders"], status="approved"),
+    ]))
+
+
+def _generator(decision: dict[str, Any] | None = None) -> Any:
+    """A generator script: the answerability decision when asked, else the count SQL."""
+    def script(messages: list[BaseMessage]) -> dict[str, Any]:
+        if "decide whether the database above can answer" in _prompt_text(messages):
+            return decision or {"kind": "answer"}
+        return {"sql": COUNT_SQL}
+    return script
+
+
+def test_follow_up_when_a_required_parameter_is_missing(shop_settings: Settings, shop_store: ChromaStore) -> None:
+    _knowledge(shop_settings)
+    out, models = _ask(shop_settings, shop_store, "What were the sales of Ana?", planner={})
+    assert out.kind == "follow_up" and out.sql is None and "period" in (out.missing or "")
+    assert not models["generator"].prompts  # decided without any LLM call
+    assert "generate_sql" not in [t.get("tool") for t in out.trace]
+    out, _ = _ask(shop_settings, shop_store, "What were the sales of Ana in 2024?", planner={})
+    assert out.kind == "answer" and out.sql
+
+
+def test_clarify_offers_readings_unless_a_metric_settles_it(shop_settings: Settings,
+                                                            shop_store: ChromaStore) -> None:
+    _knowledge(shop_settings)
+    out, _ = _ask(shop_settings, shop_store, "Who are the top customers?", planner={})
+    assert out.kind == "clarify"
+    assert out.readings == ["Who are the top customers, by total amount ordered?",
+                            "Who are the top customers, by number of orders?"]
+    out, _ = _ask(shop_settings, shop_store, "Who are the top customers by number of orders?", planner={})
+    assert out.kind == "answer"
+
+
+def test_refuse_needs_uncovered_words_and_the_models_verdict(shop_settings: Settings,
+                                                             shop_store: ChromaStore) -> None:
+    refuse = {"kind": "refuse", "missing": "customer credit scores", "readings": []}
+    settings = shop_settings
+    from agent.runner import ask, build_deps
+    from tests.support.scripted_model import ScriptedChatModel
+
+    def run(question: str, decision: dict[str, Any]) -> tuple[Any, ScriptedChatModel]:
+        generator = ScriptedChatModel(script=_generator(decision))
+        deps = build_deps(settings, llm_overrides={"generator": generator,
+                                                   "organizer": ScriptedChatModel(replies=[{"text": "x"}])},
+                          store=shop_store)  # type: ignore[arg-type]
+        return ask(deps, question), generator
+
+    out, generator = run("What is the credit score of Ana?", refuse)
+    assert out.kind == "refuse" and out.missing == "customer credit scores" and out.sql is None
+    assert "credit" in out.answer and len(generator.prompts) == 1
+    decision = next(t for t in out.trace if t.get("tool") == "check_question")
+    assert "refuse" in decision["output"]
+    # every word covered: the model is not asked, even if it would refuse
+    out, generator = run("How many customers are from Brazil?", refuse)
+    assert out.kind == "answer" and out.rows == [[2]]
+    assert all("decide whether" not in _prompt_text(p) for p in generator.prompts)
+    off = settings.model_copy(update={"answerability": settings.answerability.model_copy(update={"enabled": False})})
+    settings = off
+    out, _ = run("What is the credit score of Ana?", refuse)
+    assert out.kind == "answer"
+
+
+def test_follow_up_reply_completes_the_pending_question() -> None:
+    history = [{"question": "What were the sales of Ana?", "kind": "follow_up", "missing": "the period"}]
+    assert complete_follow_up(history, "in 2024") == "What were the sales of Ana? (in 2024)"
+    assert complete_follow_up(history, "How many customers are from Brazil?") == "How many customers are from Brazil?"
+    assert complete_follow_up([{"question": "q", "kind": "answer"}], "in 2024") == "in 2024"
+    assert complete_follow_up([], "in 2024") == "in 2024"
+
+
+def test_follow_up_then_reply_in_the_same_thread(shop_settings: Settings, shop_store: ChromaStore) -> None:
+    from agent.runner import ask, build_deps
+    from tests.support.scripted_model import ScriptedChatModel
+
+    _knowledge(shop_settings)
+    generator = ScriptedChatModel(script=_generator())
+    deps = build_deps(shop_settings, llm_overrides={"generator": generator,
+                                                    "organizer": ScriptedChatModel(replies=[{"text": "x"}])},
+                      store=shop_store)  # type: ignore[arg-type]
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from agent.graph import build_graph
+
+    graph = build_graph(InMemorySaver())
+    first = ask(deps, "What were the sales of Ana?", thread_id="t-follow", graph=graph)
+    assert first.kind == "follow_up"
+    second = ask(deps, "in 2024", thread_id="t-follow", graph=graph)
+    assert second.kind == "answer" and second.sql
+    plan = next(t for t in second.trace if t.get("node") == "plan")
+    assert plan["completed_question"] == "What were the sales of Ana? (in 2024)"
+
+
+def test_parameter_and_coverage_detectors() -> None:
+    assert has_period("returns in October 2025") and has_period("year-to-date") and has_period("since March")
+    assert has_period("rendement en 2024") and not has_period("return of Apple")
+    assert has_date("close on 2025-10-31") and has_date("latest close") and not has_date("return of SAP")
+    vocab = {"customer", "order", "amount", "country", "brazil"}
+    assert uncovered_terms("What is the credit score of Ana?", vocab, 5.0) == ["score", "ana"]  # "credit" is common
+    assert uncovered_terms("How many orders per customer?", vocab, 5.0) == []
+    words = {"playlist": "playlist", "customer": "customer"}
+    assert unstated_entity("How many tracks are on the playlist?", words, set()) == "playlist"
+    assert unstated_entity("the customer with the most orders", words, set()) is None
+    assert unstated_entity("What did the customer buy?", words, {"customer"}) is None

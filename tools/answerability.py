@@ -1,0 +1,273 @@
+"""Answerability check: answer, or ask back (clarify, follow-up), or refuse, before any SQL is written.
+
+BAR-SQL separates four outcomes of a question: SQL, CLARIFY (ambiguous), FOLLOW-UP (a required parameter is
+missing) and REFUSE (the data is not there). :class:`CheckQuestionTool` decides from the evidence the plan has
+already gathered, cheaply on answerable questions:
+
+1. **follow_up** (no LLM): a matched knowledge record ``requires`` a parameter the question does not state
+   (:mod:`knowledge.parameters`): "top 5 stocks by return" without a period.
+2. **clarify** (no LLM): a matched record lists ``readings`` (an ambiguous word) and the question uses none of
+   their distinctive words: "the biggest companies" -> by market cap, by volume...
+3. **refuse** or **clarify** by one short structured LLM call, made only when some content words of the question
+   are *uncovered*: found nowhere in the database's table and column names, their documentation and sample
+   values, the business definitions, the linked values, nor among very common English words. "Apple's
+   price-to-earnings ratio" on a prices database leaves "earnings" and "ratio" uncovered. The model's refusal
+   counts only with uncovered words behind it, so a flaky call cannot refuse a plainly answerable question.
+
+Otherwise the answer goes ahead. The result's ``value`` keeps the evidence, so the trace shows why.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from core.llm import LLMError, chat, invoke_structured
+from database.schema_reader import quote_identifier
+from knowledge.files import KnowledgeFileError, load_knowledge
+from knowledge.lookup import STOPWORDS, normalise
+from knowledge.parameters import (
+    describe,
+    has_date,
+    has_period,
+    mentions_value,
+    quantified,
+    unstated_entity,
+    unstated_time,
+    value_columns,
+)
+from knowledge.records import KnowledgeRecord
+from prompts import answerability as prompt
+from prompts.schema_prefix import schema_prefix
+from retrieval.hybrid import load_catalog
+from tools.base import Tool, ToolCall, ToolContext, ToolResult
+
+Kind = Literal["answer", "clarify", "follow_up", "refuse"]
+
+_CODE = re.compile(r"^[a-z]*\d[a-z\d]*$")
+
+_GENERIC_TEXT = """
+what which who whom whose when where why how many much show list give tell find get display plot chart draw
+top bottom best worst highest lowest largest biggest smallest least most more less greater fewer average mean
+median total sum count number amount overall each every per all any both either between among across during
+over under above below before after since until versus compare compared comparison difference change changed
+trend growth grew rise rose fall fell increase decrease ranking ranked rank order sorted sort ascending
+descending first last next previous latest earliest recent current currently today now ago daily weekly
+monthly yearly annual quarterly day days week weeks month months year years quarter date dates time period
+value values percent percentage rate figure figures data record records row rows table detail details name
+names also please there their them those these this that with without within into from onto upon like unlike
+same different other another only just exactly about around approximately roughly nearly almost whole
+breakdown distribution share split group grouped performing performed perform performance does did done
+have has had dataset database gained gain lost loss
+january february march april may june july august september october november december
+jan feb mar apr jun jul aug sep sept oct nov dec
+"""
+GENERIC = frozenset(normalise(_GENERIC_TEXT))
+"""Question and analysis words that never name data by themselves (folded like questions are)."""
+
+
+
+class Decision(BaseModel):
+    """The model's structured answerability verdict."""
+
+    kind: Literal["answer", "refuse", "clarify"]
+    missing: str = Field("", max_length=200)
+    readings: list[str] = Field(default_factory=list, max_length=4)
+
+
+class CheckQuestionArgs(BaseModel):
+    """The question, the schema text, the linked value mentions, the matched record ids and definitions."""
+
+    question: str = Field(min_length=1, max_length=2000)
+    schema_text: str = ""
+    tables: list[str] = Field(default_factory=list)
+    mentions: list[str] = Field(default_factory=list)
+    matched: list[str] = Field(default_factory=list)
+    definitions: str = ""
+    value_columns: list[str] = Field(default_factory=list, description="'table.column' of linked values")
+
+
+def _vocabulary(ctx: ToolContext, records: list[KnowledgeRecord], args: CheckQuestionArgs) -> set[str]:
+    """Every folded word of the database's documents, the knowledge records and the linked mentions."""
+    words = set(normalise(args.schema_text)) | set(normalise(" ".join(args.mentions)))
+    catalog = load_catalog(ctx.store, ctx.db.key) if ctx.store is not None else None
+    if catalog is not None:
+        for name in catalog.names:
+            words |= set(normalise(f"{name.replace('_', ' ')} {catalog.descriptions.get(name, '')} "
+                                   f"{catalog.schema_doc(name).replace('_', ' ')}"))
+    for r in records:
+        words |= set(normalise(" ".join([*r.phrases, r.definition, *r.values.values(), *r.values])))
+    return words
+
+
+def uncovered_terms(question: str, vocabulary: set[str], common_zipf: float) -> list[str]:
+    """Content words of ``question`` that nothing in the database accounts for.
+
+    A word (3+ letters, folded by :func:`knowledge.lookup.normalise`) is uncovered when it is neither in
+    ``vocabulary``, nor in :data:`GENERIC`, nor an English word at least ``common_zipf`` frequent (wordfreq;
+    French: half a point more); codes and numbers are skipped.
+    """
+    from wordfreq import zipf_frequency
+
+    out = []
+    for word in dict.fromkeys(normalise(question)):
+        if len(word) < 3 or _CODE.match(word) or word in GENERIC or word in vocabulary:
+            continue
+        if zipf_frequency(word, "en") >= common_zipf or zipf_frequency(word, "fr") >= common_zipf + 0.5:
+            continue
+        out.append(word)
+    return out
+
+
+def _missing_parameter(record: KnowledgeRecord, question: str, linked: set[str], ctx: ToolContext) -> str | None:
+    """The first requirement of ``record`` that ``question`` does not state (None: all stated)."""
+    for req in record.requires:
+        if req == "period":
+            stated = has_period(question)
+        elif req == "date":
+            stated = has_date(question)
+        else:
+            cols = value_columns(req)
+            stated = any(f"{t}.{c}".lower() in linked for t, c in cols) or quantified(question, cols) or any(
+                _mentions_stored_value(ctx, question, t, c) for t, c in cols)
+        if not stated:
+            return req
+    return None
+
+
+_DISTINCT: dict[tuple[str, str, str], list[str] | None] = {}
+
+
+def _mentions_stored_value(ctx: ToolContext, question: str, table: str, column: str) -> bool:
+    """True when ``question`` writes one of up to 500 distinct values of ``table.column``.
+
+    The values are read once per database (read-only, guarded). A column that cannot be read counts as stated:
+    a wrong name in the knowledge file must not block every question.
+    """
+    key = (ctx.db.key, table, column)
+    if key not in _DISTINCT:
+        col, tab = quote_identifier(column, ctx.db.dialect), quote_identifier(table, ctx.db.dialect)
+        res = ctx.db.run_query(f"SELECT DISTINCT {col} FROM {tab}", row_cap=500)
+        _DISTINCT[key] = [str(r[0]) for r in res.rows if r and r[0] is not None] if res.ok else None
+    values = _DISTINCT[key]
+    return values is None or mentions_value(question, values)
+
+
+def _ambiguous(record: KnowledgeRecord, question: str, matched: list[KnowledgeRecord]) -> bool:
+    """True when ``record`` lists readings and the question settles none of them.
+
+    A question settles the ambiguity when it names one of the readings' own words, or when it matched some
+    other metric record (then that metric is the criterion: "top 3 stocks by dividends").
+    """
+    if not record.readings or any(r.type == "metric" and r.id != record.id for r in matched):
+        return False
+    asked = set(normalise(question))
+    own = [set(normalise(r)) - set(normalise(" ".join(record.phrases))) - STOPWORDS for r in record.readings]
+    return not any(words & asked for words in own)
+
+
+class CheckQuestionTool(Tool[CheckQuestionArgs]):
+    """Returns ``kind="decision"``: ``value = {"kind", "missing", "readings", "evidence"}`` (always ``ok``).
+
+    ``kind`` is answer | clarify | follow_up | refuse; the graph stops before SQL generation unless it is
+    ``answer``; with ``answerability.enabled`` off it always is. ``evidence`` has ``uncovered`` (words), ``matched`` (record ids), ``rule`` (which step decided)
+    and ``llm`` (the model's verdict, when it was asked).
+    """
+
+    name = "check_question"
+    result_kind = "decision"
+    requires = ("retrieve_schema",)
+    description = "decide whether the data can answer the question, or ask back, or refuse (input: the question)"
+    Args = CheckQuestionArgs
+
+    def build_args(self, call: ToolCall, ctx: ToolContext) -> CheckQuestionArgs:
+        """Evidence from the referenced schema, values and knowledge results."""
+        schemas, values, knowledge = (call.referenced(k) for k in ("schema", "values", "knowledge"))
+        matches = [m for r in values for m in r.value.get("matches", [])]
+        return CheckQuestionArgs(
+            question=call.question or call.input,
+            schema_text="\n\n".join(r.text for r in schemas),
+            tables=[str(t) for r in schemas for t in r.value.get("tables", [])],
+            mentions=[str(m.get("mention", "")) for m in matches],
+            value_columns=[f"{m.get('table', '')}.{m.get('column', '')}".lower() for m in matches],
+            matched=[str(m[0]) for r in knowledge for m in r.value.get("matches", [])],
+            definitions="".join(r.text for r in knowledge))
+
+    def run(self, args: CheckQuestionArgs, ctx: ToolContext) -> ToolResult:
+        """Follow-up and clarify from the records, refuse or clarify by the model when words are uncovered."""
+        started = time.perf_counter()
+        cfg = ctx.settings.answerability
+        records = self._records(ctx, args.matched)
+        evidence: dict[str, Any] = {"matched": [r.id for r in records]}
+
+        def done(kind: Kind, rule: str, missing: str = "", readings: list[str] | None = None) -> ToolResult:
+            evidence["rule"] = rule
+            value = {"kind": kind, "missing": missing, "readings": readings or [], "evidence": evidence}
+            text = kind if kind == "answer" else f"{kind}: {missing or '; '.join(readings or [])}"
+            return ToolResult(ok=True, kind="decision", text=text, value=value,
+                              latency_s=round(time.perf_counter() - started, 4))
+
+        if not cfg.enabled:
+            return done("answer", "check off (answerability.enabled)")
+        linked = set(args.value_columns)
+        for record in records:
+            missing = _missing_parameter(record, args.question, linked, ctx)
+            if missing is not None:
+                return done("follow_up", f"record {record.id} requires {missing}", describe(missing))
+        if unstated_time(args.question):
+            return done("follow_up", "the question refers to a time it does not state", describe("period"))
+        entity = unstated_entity(args.question, self._entity_words(ctx), {c.split(".")[0] for c in linked})
+        if entity is not None:
+            return done("follow_up", f"'the {entity}' is never named", f"which {entity.replace('_', ' ')} you mean")
+        for record in records:
+            if _ambiguous(record, args.question, records):
+                base = args.question.rstrip(" ?.")
+                return done("clarify", f"record {record.id} is ambiguous",
+                            readings=[f"{base}, {r}?" for r in record.readings[:4]])
+        uncovered = uncovered_terms(args.question, _vocabulary(ctx, records, args), cfg.common_word_zipf)
+        evidence["uncovered"] = uncovered
+        if not uncovered or not cfg.llm_check:
+            return done("answer", "all words covered" if not uncovered else "model check off")
+        system = prompt.SYSTEM.format(schema_prefix=schema_prefix(ctx.db.dialect, args.schema_text or "(none)"))
+        user = prompt.USER.format(definitions=args.definitions, uncovered=", ".join(uncovered),
+                                  question=args.question)
+        try:
+            verdict = invoke_structured(ctx.llms, "generator", chat(system, user), Decision, ctx.usage,
+                                        max_tokens=cfg.max_tokens, label="answerability")
+        except LLMError as exc:
+            evidence["llm_error"] = str(exc)
+            return done("answer", "model check failed: answering")
+        evidence["llm"] = verdict.model_dump()
+        if verdict.kind == "refuse":
+            missing = verdict.missing.strip() or ", ".join(uncovered)
+            return done("refuse", "uncovered words; the model found no data for them", missing)
+        if verdict.kind == "clarify" and len(verdict.readings) >= 2:
+            return done("clarify", "uncovered words; the model sees several readings", readings=verdict.readings)
+        return done("answer", "uncovered words; the model says the schema answers")
+
+    @staticmethod
+    def _entity_words(ctx: ToolContext) -> dict[str, str]:
+        """Folded singular table names -> table (lower-cased), from the schema catalog."""
+        catalog = load_catalog(ctx.store, ctx.db.key) if ctx.store is not None else None
+        words: dict[str, str] = {}
+        for name in catalog.names if catalog is not None else []:
+            folded = normalise(name.replace("_", " "))
+            if len(folded) == 1 and folded[0].isalpha() and len(folded[0]) > 2:
+                words[folded[0]] = name.lower()
+        return words
+
+    @staticmethod
+    def _records(ctx: ToolContext, ids: list[str]) -> list[KnowledgeRecord]:
+        """The approved records with ``ids`` (in that order) from the knowledge file ([] without one)."""
+        path = ctx.settings.resolved_knowledge_path()
+        if path is None or not ids:
+            return []
+        try:
+            kb = load_knowledge(path)
+        except KnowledgeFileError:
+            return []
+        by_id = {r.id: r for r in kb.approved()}
+        return [by_id[i] for i in dict.fromkeys(ids) if i in by_id]
