@@ -28,7 +28,7 @@ PARTIAL_SHARE = 0.75
 
 HEADER = "Business definitions for this database (apply them where the question uses these words):\n"
 
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = re.compile(r"[^\W_]+")
 STOPWORDS = frozenset({"a", "an", "the", "of", "in", "on", "for", "to", "by", "and", "or", "per", "at", "s",
                        "is", "are", "was", "were", "be", "me", "my", "it", "its", "with", "from", "as"})
 """Function words left out of a phrase's content words (and of a reading's distinguishing words)."""

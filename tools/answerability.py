@@ -47,6 +47,13 @@ from tools.base import Tool, ToolCall, ToolContext, ToolResult
 
 Kind = Literal["answer", "clarify", "follow_up", "refuse"]
 
+FRENCH_MARKERS = frozenset({"le", "la", "les", "de", "du", "des", "est", "quel", "quelle", "quels", "une", "un",
+                            "dans", "sur", "pour", "par", "au", "aux", "été", "était", "combien", "où", "en", "et",
+                            "d", "l", "à", "se", "sa", "son", "ses", "avec", "leur", "leurs", "affiche", "elle"})
+"""Function words that mark a question as French."""
+FRENCH_ZIPF = 3.0
+"""In a French question, French words at least this frequent count as covered."""
+
 _CODE = re.compile(r"^[a-z]*\d[a-z\d]*$")
 
 _GENERIC_TEXT = """
@@ -108,15 +115,24 @@ def uncovered_terms(question: str, vocabulary: set[str], common_zipf: float) -> 
 
     A word (3+ letters, folded by :func:`knowledge.lookup.normalise`) is uncovered when it is neither in
     ``vocabulary``, nor in :data:`GENERIC`, nor an English word at least ``common_zipf`` frequent (wordfreq;
-    French: half a point more); codes and numbers are skipped.
+    French: half a point more); codes and numbers are skipped. A question written in French (two or more of
+    :data:`FRENCH_MARKERS`) is checked against an English schema, so there any ordinary French word
+    (Zipf >= :data:`FRENCH_ZIPF`) counts as covered: French questions are answered rather than refused, at the
+    price of missing some French refusals.
     """
     from wordfreq import zipf_frequency
 
+    raw = {normalise(w)[0]: w for w in re.findall(r"[^\W_]+", question.lower()) if normalise(w)}
+    tokens = normalise(question)
+    french = len(FRENCH_MARKERS.intersection(raw.values())) >= 2
     out = []
-    for word in dict.fromkeys(normalise(question)):
+    for word in dict.fromkeys(tokens):
         if len(word) < 3 or _CODE.match(word) or word in GENERIC or word in vocabulary:
             continue
-        if zipf_frequency(word, "en") >= common_zipf or zipf_frequency(word, "fr") >= common_zipf + 0.5:
+        forms = {word, raw.get(word, word)}
+        if max(zipf_frequency(f, "en") for f in forms) >= common_zipf:
+            continue
+        if max(zipf_frequency(f, "fr") for f in forms) >= (FRENCH_ZIPF if french else common_zipf + 0.5):
             continue
         out.append(word)
     return out
