@@ -1,4 +1,4 @@
-"""``nl2sql`` command line: ask, sql, index, enrich, knowledge, eval, setup, llm serve|assemble|verify.
+"""``nl2sql`` command line: ask, sql, index, enrich, knowledge, feedback, eval, setup, llm serve|assemble|verify.
 
 Every command accepts ``--database URL`` (a SQLAlchemy URL; default: the demo ``markets`` SQLite file).
 Exit status: 0 success, 1 the command ran but failed (e.g. SQL error), 2 bad usage or setup problem.
@@ -155,6 +155,13 @@ def cmd_knowledge(args: argparse.Namespace) -> int:
     return run_knowledge(args, _settings(args))
 
 
+def cmd_feedback(args: argparse.Namespace) -> int:
+    """Feedback records: export (see :mod:`cli.feedback`)."""
+    from cli.feedback import run_feedback
+
+    return run_feedback(args, _settings(args))
+
+
 def cmd_llm(args: argparse.Namespace) -> int:
     """Delegate to the local server tool (serve | assemble | verify)."""
     from cli.llm import main as local_main
@@ -221,6 +228,9 @@ def build_parser() -> argparse.ArgumentParser:
     from cli.knowledge import add_parser as add_knowledge_parser
 
     add_knowledge_parser(sub, common, cmd_knowledge)
+    from cli.feedback import add_parser as add_feedback_parser
+
+    add_feedback_parser(sub, common, cmd_feedback)
     p = add("llm", cmd_llm, "local model server: serve | assemble | verify")
     p.add_argument("llm_command", choices=["serve", "assemble", "verify"])
     p.add_argument("rest", nargs=argparse.REMAINDER)
