@@ -155,6 +155,13 @@ def cmd_knowledge(args: argparse.Namespace) -> int:
     return run_knowledge(args, _settings(args))
 
 
+def cmd_eval_learning(args: argparse.Namespace) -> int:
+    """Learning from feedback: paraphrases before and after the taught pairs are approved."""
+    from cli.learning import run_learning_command
+
+    return run_learning_command(args, _settings(args))
+
+
 def cmd_feedback(args: argparse.Namespace) -> int:
     """Feedback records: export (see :mod:`cli.feedback`)."""
     from cli.feedback import run_feedback
@@ -222,6 +229,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="upload dataset and experiments to LangSmith (needs LANGSMITH_API_KEY)")
     p = add("eval-report", cmd_eval_report, "rebuild summary.json, report.md and report.html of a run directory")
     p.add_argument("run_dir")
+    p = add("eval-learning", cmd_eval_learning,
+            "learning from feedback: ask paraphrases, approve the taught pairs, ask again (EX before/after)")
+    p.add_argument("--path", required=True, help="learning set JSONL (taught_question, taught_sql, paraphrases)")
+    p.add_argument("--out", default="eval/runs/learning", help="run directory (its own index and state)")
     p = add("setup", cmd_setup, "install embedding files, generate the demo database")
     p.add_argument("--model", action="store_true", help="also assemble the local model file")
     p.add_argument("--force", action="store_true", help="regenerate the demo database")

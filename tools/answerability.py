@@ -6,8 +6,8 @@ already gathered, cheaply on answerable questions:
 
 1. **follow_up** (no LLM): a matched knowledge record ``requires`` a parameter the question does not state
    (:mod:`knowledge.parameters`): "top 5 stocks by return" without a period.
-2. **clarify** (no LLM): a matched record lists ``readings`` (an ambiguous word) and the question uses none of
-   their distinctive words: "the biggest companies" -> by market cap, by volume...
+2. **clarify** (no LLM): a record matched by its exact phrase lists ``readings`` (an ambiguous word) and the
+   question uses none of their distinctive words: "the biggest companies" -> by market cap, by volume...
 3. **refuse** or **clarify** by one short structured LLM call, made only when some content words of the question
    are *uncovered*: found nowhere in the database's table and column names, their documentation and sample
    values, the business definitions, the linked values, nor among very common English words. "Apple's
@@ -93,6 +93,7 @@ class CheckQuestionArgs(BaseModel):
     tables: list[str] = Field(default_factory=list)
     mentions: list[str] = Field(default_factory=list)
     matched: list[str] = Field(default_factory=list)
+    exact: list[str] = Field(default_factory=list, description="ids matched by a contiguous phrase")
     definitions: str = ""
     value_columns: list[str] = Field(default_factory=list, description="'table.column' of linked values")
 
@@ -210,6 +211,7 @@ class CheckQuestionTool(Tool[CheckQuestionArgs]):
             mentions=[str(m.get("mention", "")) for m in matches],
             value_columns=[f"{m.get('table', '')}.{m.get('column', '')}".lower() for m in matches],
             matched=[str(m[0]) for r in knowledge for m in r.value.get("matches", [])],
+            exact=[str(m[0]) for r in knowledge for m in r.value.get("matches", []) if len(m) > 2 and m[2]],
             definitions="".join(r.text for r in knowledge))
 
     def run(self, args: CheckQuestionArgs, ctx: ToolContext) -> ToolResult:
@@ -239,7 +241,7 @@ class CheckQuestionTool(Tool[CheckQuestionArgs]):
         if entity is not None:
             return done("follow_up", f"'the {entity}' is never named", f"which {entity.replace('_', ' ')} you mean")
         for record in records:
-            if _ambiguous(record, args.question, records):
+            if record.id in args.exact and _ambiguous(record, args.question, records):
                 base = args.question.rstrip(" ?.")
                 return done("clarify", f"record {record.id} is ambiguous",
                             readings=[f"{base}, {r}?" for r in record.readings[:4]])
