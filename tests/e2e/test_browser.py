@@ -1,8 +1,9 @@
 """The product in a real browser: headless Debian Chromium (Playwright) against the app served like ``make demo``.
 
 Scripted model (fast): ask a demo question, see the table, give a thumbs up, approve the example in the
-developer panel, find it in the examples collection, ask a follow-up that needs the thread's history; reopen a
-conversation from a new session; the settings view. Real local model (slow, marked ``integration``): one demo
+developer panel, find it in the examples collection, ask a follow-up that needs the thread's history; a
+clarification's buttons and a follow-up question's completion; reopen a conversation from a new session; the
+settings view. Real local model (slow, marked ``integration``): one demo
 question end to end. Every step waits for its element (``tests/e2e/steps.py``). Screenshots are saved under
 ``tests/e2e/artifacts/``.
 """
@@ -67,6 +68,25 @@ def test_ask_feedback_approve_and_follow_up(fake_app: Server, page: Any) -> None
     second.get_by_text("SQL", exact=True).click()
     expect(second.get_by_test_id("stCode")).to_contain_text("country_code = 'US'")
     shot(page, "chat-follow-up")
+
+
+def test_clarify_buttons_and_follow_up_completion(fake_app: Server, page: Any) -> None:
+    """Ask-backs from the demo's knowledge file: "biggest" has readings, a return needs a period."""
+    open_chat(page, fake_app.url)
+    first = ask(page, "What are the biggest companies?", turn=1)
+    reading = "What are the biggest companies, by market cap in US dollars on the latest trading day?"
+    button = first.get_by_role("button", name=reading)
+    expect(button).to_be_visible()
+    shot(page, "chat-clarify")
+    button.click()
+    expect(messages(page)).to_have_count(4)
+    expect(messages(page).nth(2)).to_contain_text(reading)  # asked as the next turn of the same thread
+    settled(page)
+    expect(messages(page).nth(3).get_by_text(ROWS)).to_be_visible()
+    third = ask(page, "What is the return of SAP?", turn=3)
+    expect(third.get_by_text(re.compile("To answer this I need the period"))).to_be_visible()
+    fourth = ask(page, "in 2024", turn=4)
+    expect(fourth.get_by_text(ROWS)).to_be_visible()  # the pending question, completed, was answered
 
 
 def test_past_conversation_reopens_in_a_new_session(fake_app: Server, browser: Any, page: Any) -> None:
