@@ -1,4 +1,4 @@
-"""``nl2sql`` command line: ask, sql, index, enrich, knowledge, feedback, eval, setup, llm serve|assemble|verify.
+"""``nl2sql`` command line: ask, sql, index, enrich, knowledge, feedback, eval, mcp, setup, llm.
 
 Every command accepts ``--database URL`` (a SQLAlchemy URL; default: the demo ``markets`` SQLite file).
 Exit status: 0 success, 1 the command ran but failed (e.g. SQL error), 2 bad usage or setup problem.
@@ -162,6 +162,13 @@ def cmd_eval_learning(args: argparse.Namespace) -> int:
     return run_learning_command(args, _settings(args))
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """The MCP server (see :mod:`cli.mcp_server`)."""
+    from cli.mcp_server import run_mcp
+
+    return run_mcp(args, _settings(args))
+
+
 def cmd_feedback(args: argparse.Namespace) -> int:
     """Feedback records: export (see :mod:`cli.feedback`)."""
     from cli.feedback import run_feedback
@@ -242,6 +249,9 @@ def build_parser() -> argparse.ArgumentParser:
     from cli.feedback import add_parser as add_feedback_parser
 
     add_feedback_parser(sub, common, cmd_feedback)
+    p = add("mcp", cmd_mcp, "serve ask / run_sql / search_schema / search_values / list_databases over MCP")
+    p.add_argument("--http", action="store_true", help="streamable HTTP on 127.0.0.1 instead of stdio")
+    p.add_argument("--port", type=int, default=8770, help="port of the HTTP transport")
     p = add("llm", cmd_llm, "local model server: serve | assemble | verify")
     p.add_argument("llm_command", choices=["serve", "assemble", "verify"])
     p.add_argument("rest", nargs=argparse.REMAINDER)

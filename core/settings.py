@@ -293,6 +293,9 @@ class Settings(BaseSettings):
     examples_path: Path | None = Field(
         None, description="Versioned JSONL file of few-shot examples; default: <stem>.examples.jsonl beside a "
         "SQLite database, when present.")
+    mcp_databases: dict[str, str] = Field(
+        default_factory=dict, description="Databases the MCP server offers, name -> SQLAlchemy URL; empty: the "
+        "configured database_url under its key.")
     knowledge_path: Path | None = Field(
         None, description="YAML knowledge file (metrics, terms, rules, enums, synonyms); default: "
         "<stem>.knowledge.yaml beside a SQLite database.")
