@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 NL2SQL := $(VENV)/bin/nl2sql
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test setup install unit integration e2e browser lint index serve clean
+.PHONY: demo test setup install unit integration e2e browser lint index serve clean postgres
 
 demo: setup index
 	$(VENV)/bin/streamlit run app.py
@@ -22,6 +22,11 @@ browser:
 
 e2e: setup browser
 	$(PY) -m pytest tests/e2e -q
+
+# A throwaway PostgreSQL cluster (127.0.0.1:55432) with markets and Chinook and a read-only role; the tests in
+# tests/unit/test_postgres_target.py start their own the same way (scripts/postgres_target.py).
+postgres: install
+	$(PY) scripts/postgres_target.py start
 
 unit: install
 	$(PY) -m pytest tests/unit -q

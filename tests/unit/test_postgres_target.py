@@ -1,0 +1,82 @@
+"""PostgreSQL as a real target database: a throwaway cluster (``scripts/postgres_target.py``) with the demo
+database and Chinook; read-only role, server-side refusal of writes and long queries, index and ask end to end.
+
+Skipped, with the reason, only when no PostgreSQL server can be installed or started on this machine.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import socket
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+
+from core.settings import PROJECT_ROOT, Settings
+from database.connection import Database
+from retrieval.embeddings import OfflineMiniLM
+from retrieval.indexing import index_database
+from retrieval.store import ChromaStore
+
+_spec = importlib.util.spec_from_file_location("postgres_target", PROJECT_ROOT / "scripts" / "postgres_target.py")
+assert _spec is not None and _spec.loader is not None
+pg = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(pg)
+
+
+@pytest.fixture(scope="module")
+def urls() -> Iterator[dict[str, str]]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    data_dir = Path(tempfile.mkdtemp(prefix="nl2sql-pg-"))
+    try:
+        started = pg.start(port, data_dir)
+    except RuntimeError as exc:
+        pytest.skip(f"no PostgreSQL server here: {exc}")
+    yield started
+    pg.stop(data_dir)
+
+
+def test_server_refuses_writes_and_long_queries_without_the_guard(urls: dict[str, str]) -> None:
+    engine = Database(urls["markets"], timeout_s=1).engine
+    for sql, message in (("DELETE FROM eq_mstr", "read-only transaction"),
+                         ("CREATE TABLE t (a int)", "read-only transaction"),
+                         ("SELECT pg_sleep(5)", "statement timeout")):
+        with pytest.raises(Exception, match=message), engine.connect() as conn:
+            conn.execute(text(sql))
+
+
+def test_guarded_queries_on_both_databases(urls: dict[str, str]) -> None:
+    markets = Database(urls["markets"])
+    assert markets.dialect == "postgres"
+    res = markets.run_query("SELECT m.TICKER, p.PX_LST FROM EQ_PX_D p JOIN EQ_MSTR m ON m.EQ_ID = p.EQ_ID "
+                            "WHERE m.TICKER = 'AAPL' AND p.TRD_DT = (SELECT MAX(TRD_DT) FROM EQ_PX_D)")
+    assert res.ok and res.rows[0][0] == "AAPL"
+    refused = markets.run_query("DELETE FROM eq_mstr")
+    assert not refused.ok and "DELETE" in (refused.error or "")
+    chinook = Database(urls["chinook"])
+    assert chinook.run_query("SELECT COUNT(*) FROM customer WHERE country = 'Brazil'").rows == [(5,)]
+
+
+def test_index_and_ask_end_to_end(urls: dict[str, str], tmp_path: Path, embedding_function: OfflineMiniLM) -> None:
+    from agent.runner import ask, build_deps
+    from tests.support.scripted_model import ScriptedChatModel
+
+    settings = Settings(database_url=urls["chinook"], retrieval={"chroma_path": tmp_path / "chroma"},
+                        local_llm={"auto_start": False}, state_dir=tmp_path / "state")
+    store = ChromaStore(tmp_path / "chroma", embedding_function)
+    report = index_database(Database.from_settings(settings), store, settings, progress=False)
+    assert report.tables == 11
+    sql = "SELECT COUNT(*) AS n FROM customer WHERE country = 'Brazil'"
+    models: dict[str, Any] = {"generator": ScriptedChatModel(replies=[{"sql": sql}]),
+                              "organizer": ScriptedChatModel(replies=[{"text": "x"}]),
+                              "planner": ScriptedChatModel(replies=[{}])}
+    out = ask(build_deps(settings, llm_overrides=models, store=store), "How many customers are from Brazil?")
+    assert out.rows == [[5]] and out.kind == "answer"
+    prompt = "\n".join(str(m.content) for m in models["generator"].prompts[0])
+    assert "postgres" in prompt.lower() and "CREATE TABLE customer" in prompt
