@@ -55,7 +55,7 @@ serve: setup
 
 lint: install
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy core database agent tools retrieval prompts eval cli records ui app.py
+	$(VENV)/bin/mypy core database knowledge agent tools retrieval prompts eval cli records ui app.py
 	$(VENV)/bin/lint-imports
 
 clean:

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -172,7 +173,7 @@ def load(sqlite_file: Path, target: Engine) -> None:
     target.dispose()
 
 
-def _generic(kind: TypeEngine[object]) -> TypeEngine[object]:
+def _generic(kind: TypeEngine[Any]) -> TypeEngine[Any]:
     """The backend-neutral form of a reflected SQLite type (TEXT when none was declared, BIGINT for integers)."""
     if isinstance(kind, NullType):
         return Text()
