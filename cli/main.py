@@ -259,16 +259,29 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``nl2sql`` console script; returns the exit status."""
+    """Entry point of the ``nl2sql`` console script; returns the exit status.
+
+    Exit codes: 0 done; 1 the command ran but its result is a failure (no answer, a refused or failing
+    statement, nothing to write); 2 usage or configuration problem (bad arguments, missing or broken database,
+    index or model; printed as one ``Error:`` line, as JSON with ``--json``); 130 interrupted.
+    """
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
         return int(args.func(args))
-    except (OSError, RuntimeError, ValueError) as exc:  # setup problems: one clear line, no traceback
+    except KeyboardInterrupt:
+        print("Interrupted.", file=sys.stderr)
+        return 130
+    except Exception as exc:  # any failure: one clear line, no traceback (-v shows it)
         if args.verbose:
             raise
-        print(f"Error: {exc}", file=sys.stderr)
+        message = " ".join(str(exc).split())[:500] or type(exc).__name__
+        kind = "" if isinstance(exc, (OSError, RuntimeError, ValueError)) else f"{type(exc).__name__}: "
+        if getattr(args, "json", False):
+            _print_json({"status": "error", "error": f"{kind}{message}"})
+        else:
+            print(f"Error: {kind}{message}", file=sys.stderr)
         return 2
 
 

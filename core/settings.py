@@ -287,6 +287,9 @@ class Settings(BaseSettings):
     generation: GenerationSettings = Field(default_factory=GenerationSettings)
     answerability: AnswerabilitySettings = Field(default_factory=AnswerabilitySettings)
     row_cap: int = Field(1000, ge=1, description="Maximum rows returned by one query.")
+    result_max_bytes: int = Field(16_000_000, ge=10_000, description="Approximate size limit of one query's "
+                                  "fetched result in bytes; later rows are dropped with a note.")
+    cell_max_chars: int = Field(10_000, ge=100, description="Longer text cells are cut (with a note).")
     query_timeout_s: float = Field(15.0, gt=0, description="Statement timeout in seconds.")
     state_dir: Path = Field(STATE_DIR, description="Checkpoints, traces and feedback live here.")
     langsmith_project: str | None = Field(None, description="LangSmith project when tracing is on.")
@@ -409,6 +412,13 @@ class Settings(BaseSettings):
     def uses_local_llm(self) -> bool:
         """True when any role points at the embedded local server."""
         return any(self.is_local(r) for r in ROLES)
+
+    @model_validator(mode="after")
+    def _chroma_follows_state_dir(self) -> Settings:
+        """A moved ``state_dir`` moves the Chroma folder too, unless ``retrieval.chroma_path`` was set."""
+        if "chroma_path" not in self.retrieval.model_fields_set and Path(self.state_dir) != STATE_DIR:
+            self.retrieval.chroma_path = Path(self.state_dir) / "chroma"
+        return self
 
     @model_validator(mode="after")
     def _roles_follow_local_server(self) -> Settings:

@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from core.settings import Settings
 
 _CELL_CHARS = 40
+SQLITE_MAX_LENGTH = 10_000_000
+"""Largest string or blob SQLite may build for a query, in bytes (its default is 1e9): ``printf('%.*c', 1e9,
+'x')`` and ``zeroblob(1e9)`` fail with "string or blob too big" instead of taking the server's memory."""
 _TIMEOUT_MARKERS = ("interrupted", "statement timeout", "dpi-1067", "call timeout",
                     "maximum statement execution time")
 
@@ -40,8 +43,8 @@ class QueryResult:
     """Outcome of :meth:`Database.run_query`.
 
     ``columns`` are the result column names; ``rows`` are tuples of JSON-friendly values (None, bool,
-    int, float, str; dates as ISO strings; bytes as hex). ``truncated`` is True when the row cap cut the
-    result. ``elapsed_s`` is wall time in seconds. On failure ``ok`` is False and ``error`` holds the
+    int, float, str; dates as ISO strings; bytes as hex). ``truncated`` is True when the row cap or the byte
+    budget cut the result, or a cell was shortened (``note`` says which). ``elapsed_s`` is wall time in seconds. On failure ``ok`` is False and ``error`` holds the
     guard's or the database's message.
     """
 
@@ -52,6 +55,8 @@ class QueryResult:
     truncated: bool = False
     elapsed_s: float = 0.0
     error: str | None = None
+    note: str | None = None
+    """Why the result was cut, when it was (row cap, byte budget, long cells)."""
 
     def to_dataframe(self) -> pd.DataFrame:
         """The rows as a pandas DataFrame with ``columns`` as header (empty frame on failure)."""
@@ -70,6 +75,23 @@ class QueryResult:
         if more:
             tally = f"... {more} more; {tally}"
         return "\n".join([*lines, tally])
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def sqlite_file_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be queried as a SQLite database (missing, unreadable, not SQLite), or None."""
+    if not path.is_file():
+        return f"Database file not found: {path}"
+    try:
+        with path.open("rb") as handle:
+            header = handle.read(len(SQLITE_HEADER))
+    except OSError as err:
+        return f"Database file cannot be read: {path} ({err.strerror or err})"
+    if header and header != SQLITE_HEADER:
+        return f"Not a SQLite database file: {path}"
+    return None
 
 
 def format_cell(value: Any, width: int = _CELL_CHARS) -> str:
@@ -105,11 +127,14 @@ class Database:
     """A read-only handle on one database given by a SQLAlchemy URL.
 
     ``row_cap`` is the default maximum number of rows per query; ``timeout_s`` the per-statement time
-    limit in seconds. Safe to share between threads: concurrent :meth:`run_query` calls use separate
+    limit in seconds; ``max_bytes`` the approximate size of a fetched result (rows stop there) and
+    ``max_cell_chars`` the longest cell kept whole (longer text is cut; SQLite itself refuses to build strings
+    or blobs over :data:`SQLITE_MAX_LENGTH` bytes), so one query cannot exhaust the server's memory. Safe to share between threads: concurrent :meth:`run_query` calls use separate
     pooled connections. Raises ValueError for an unparsable URL or an in-memory SQLite URL.
     """
 
-    def __init__(self, url: str, *, row_cap: int = 1000, timeout_s: float = 15.0) -> None:
+    def __init__(self, url: str, *, row_cap: int = 1000, timeout_s: float = 15.0,
+                 max_bytes: int = 16_000_000, max_cell_chars: int = 10_000) -> None:
         """Parse ``url`` and set the query limits (see the class docstring for them and for ValueError)."""
         self._url_text = url
         try:
@@ -118,6 +143,12 @@ class Database:
             raise ValueError(f"Invalid database URL: {err}") from err
         self.row_cap = row_cap
         self.timeout_s = timeout_s
+        self.max_bytes = max_bytes
+        self.max_cell_chars = max_cell_chars
+        try:
+            self._url.get_dialect()
+        except Exception as err:  # sqlalchemy.exc.NoSuchModuleError: no such database type or driver
+            raise ValueError(f"Unknown database type in URL: '{self._url.drivername}' ({err})") from err
         self._dialect = sqlglot_dialect(self._url.get_backend_name())
         self._sqlite_path: Path | None = None
         if self._dialect == "sqlite":
@@ -131,7 +162,8 @@ class Database:
     @classmethod
     def from_settings(cls, settings: Settings) -> Database:
         """Database for ``settings.database_url`` with its ``row_cap`` and ``query_timeout_s``."""
-        return cls(settings.database_url, row_cap=settings.row_cap, timeout_s=settings.query_timeout_s)
+        return cls(settings.database_url, row_cap=settings.row_cap, timeout_s=settings.query_timeout_s,
+                   max_bytes=settings.result_max_bytes, max_cell_chars=settings.cell_max_chars)
 
     def __repr__(self) -> str:
         """``Database('<url>')`` with the password hidden."""
@@ -191,8 +223,10 @@ class Database:
 
     def _execute(self, sql: str, cap: int, start: float) -> QueryResult:
         """Run an already-guarded statement; failures become values."""
-        if self._sqlite_path is not None and not self._sqlite_path.is_file():
-            return QueryResult(False, sql, error=f"Database file not found: {self._sqlite_path}")
+        if self._sqlite_path is not None:
+            problem = sqlite_file_problem(self._sqlite_path)
+            if problem:
+                return QueryResult(False, sql, error=problem)
         deadline = time.monotonic() + self.timeout_s
         try:
             with self.engine.connect() as conn:
@@ -201,7 +235,7 @@ class Database:
                 try:
                     result = conn.execution_options(no_parameters=True).exec_driver_sql(sql)
                     columns = list(result.keys()) if result.returns_rows else []
-                    fetched = result.fetchmany(cap + 1) if result.returns_rows else []
+                    rows, note = self._fetch(result, cap) if result.returns_rows else ([], None)
                     result.close()
                 finally:
                     self._arm_timeout(conn, None)
@@ -213,8 +247,39 @@ class Database:
         except Exception as err:  # driver missing, connection refused, ...
             return QueryResult(False, sql, error=f"{type(err).__name__}: {err}",
                                elapsed_s=time.perf_counter() - start)
-        rows = [tuple(to_jsonable(v) for v in row) for row in fetched[:cap]]
-        return QueryResult(True, sql, columns, rows, len(fetched) > cap, time.perf_counter() - start)
+        return QueryResult(True, sql, columns, rows, note is not None, time.perf_counter() - start, note=note)
+
+    def _fetch(self, result: Any, cap: int) -> tuple[list[tuple[Any, ...]], str | None]:
+        """Rows in batches until ``cap`` rows or :attr:`max_bytes`; long cells cut. Returns ``(rows, note)``."""
+        rows: list[tuple[Any, ...]] = []
+        used, cut_cells, note = 0, 0, None
+        while note is None:
+            batch = result.fetchmany(min(100, cap + 1 - len(rows)))
+            if not batch:
+                break
+            for raw in batch:
+                if len(rows) >= cap:
+                    note = f"only the first {cap} rows (row cap)"
+                    break
+                row = []
+                for value in raw:
+                    size = len(value) if isinstance(value, (str, bytes, bytearray, memoryview)) else 8
+                    used += size
+                    cut = False
+                    if isinstance(value, (bytes, bytearray, memoryview)) and size > self.max_cell_chars // 2:
+                        value, cut = bytes(value[: self.max_cell_chars // 2]), True  # hex doubles the length
+                    cell = to_jsonable(value)
+                    if isinstance(cell, str) and len(cell) > self.max_cell_chars:
+                        cell, cut = cell[: self.max_cell_chars] + "... [cut]", True
+                    cut_cells += cut
+                    row.append(cell)
+                rows.append(tuple(row))
+                if used > self.max_bytes:
+                    note = f"only the first {len(rows)} rows (result size limit of {self.max_bytes:,} bytes)"
+                    break
+        if cut_cells and note is None:
+            note = f"{cut_cells} long cell(s) cut to {self.max_cell_chars:,} characters"
+        return rows, note
 
     def _catalog_rows(self, sql: str, params: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
         """Internal: run a fixed catalog query with bind parameters in a read-only session (unguarded).
@@ -255,10 +320,17 @@ class Database:
                 raw = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, check_same_thread=False)
                 raw.execute("PRAGMA query_only = ON")
                 raw.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+                raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, SQLITE_MAX_LENGTH)
                 return raw
 
             url = URL.create("sqlite", database=str(path))
-            return create_engine(url, creator=connect, pool_size=8, max_overflow=16)
+            engine = create_engine(url, creator=connect, pool_size=8, max_overflow=16)
+
+            @event.listens_for(engine, "checkout")
+            def read_only_again(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+                dbapi_connection.execute("PRAGMA query_only = ON")  # even if something switched it off
+
+            return engine
         engine = create_engine(self._url, pool_pre_ping=True)
         timeout_ms = max(1, int(self.timeout_s * 1000))
         statements = {

@@ -77,14 +77,70 @@ def sqlglot_dialect(sqlalchemy_dialect_name: str) -> str:
     return _SQLGLOT_DIALECTS.get(name, name)
 
 
+MAX_SQL_CHARS = 20_000
+"""Longer statements are refused before parsing (parse time grows with size; no analyst query is this long)."""
+MAX_NESTING = 30
+"""Deeper nesting of parentheses, CASE, NOT or unary signs is refused before parsing (the parser recurses)."""
+MAX_ERROR_CHARS = 300
+"""Error messages are cut to this length (they may quote the input)."""
+
+_NESTING_TOKENS = re.compile(r"\(|\)|\bcase\b|\bend\b|\bnot\b|\band\b|\bor\b|,|[-+~]", re.IGNORECASE)
+
+
+def nesting_depth(text: str) -> int:
+    """An upper bound of the statement's nesting: open parentheses and CASE, plus chained NOTs and unary signs.
+
+    Quoted strings and identifiers are left out; a sign after an operand (``a - b``) is binary and does not
+    count; AND, OR and commas end a chain. Linear in the length of ``text``.
+    """
+    plain = re.sub(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"", "''", text)
+    depth = best = chain = 0
+    for match in _NESTING_TOKENS.finditer(plain):
+        token = match.group(0).lower()
+        if token in ("(", "case"):
+            depth += 1
+            chain = 0
+        elif token in (")", "end"):
+            depth = max(0, depth - 1)
+            chain = 0
+        elif token in ("and", "or", ","):
+            chain = 0
+        elif token == "not":
+            chain += 1
+        else:  # a sign: unary unless it follows an operand
+            before = plain[: match.start()].rstrip()[-1:]
+            if not (before.isalnum() or before in ("_", ")", "]", "'", '"')):
+                chain += 1
+        best = max(best, depth + chain)
+    return best
+
+
 def guard_sql(sql: str, dialect: str) -> GuardResult:
     """Accept ``sql`` only if it is exactly one read-only query in sqlglot ``dialect``.
 
-    Never raises: parse errors, empty input, multiple statements, non-query roots, forbidden nodes
-    anywhere in the tree (including CTEs and subqueries), SELECT ... INTO, locking clauses and dangerous
-    functions all yield ``GuardResult(ok=False, error=...)``.
+    Never raises: parse errors, empty input, input over :data:`MAX_SQL_CHARS` or nested deeper than
+    :data:`MAX_NESTING`, multiple statements, non-query roots, forbidden nodes anywhere in the tree (including
+    CTEs and subqueries), SELECT ... INTO, locking clauses and dangerous functions all yield
+    ``GuardResult(ok=False, error=...)``; a parenthesised query comes back without its parentheses.
     """
     text = (sql or "").strip()
+    try:
+        result = _guard(text, dialect)
+    except RecursionError:
+        result = GuardResult(False, text, "The query is nested too deeply to check; simplify it.")
+    except Exception as err:  # the guard's promise: a refusal, never an exception
+        result = GuardResult(False, text, f"The query could not be checked: {type(err).__name__}")
+    if result.error and len(result.error) > MAX_ERROR_CHARS:
+        result = GuardResult(result.ok, result.sql, result.error[: MAX_ERROR_CHARS - 3] + "...")
+    return result
+
+
+def _guard(text: str, dialect: str) -> GuardResult:
+    if len(text) > MAX_SQL_CHARS:
+        return GuardResult(False, text[:200], f"The query is too long ({len(text):,} characters; at most "
+                                              f"{MAX_SQL_CHARS:,}).")
+    if nesting_depth(text) > MAX_NESTING:
+        return GuardResult(False, text, f"The query is nested too deeply (more than {MAX_NESTING} levels).")
     try:
         statements = [s for s in sqlglot.parse(text, read=dialect) if s is not None]
     except ParseError as err:
@@ -104,6 +160,8 @@ def guard_sql(sql: str, dialect: str) -> GuardResult:
     error = _check_root(root, text, dialect) or _check_tree(root, dialect)
     if error:
         return GuardResult(False, text, error)
+    if isinstance(root, exp.Subquery):  # "(SELECT 1)": valid in some engines only; run the query itself
+        return GuardResult(True, root.unnest().sql(dialect=dialect), None)
     return GuardResult(True, _statement_text(text, dialect), None)
 
 
