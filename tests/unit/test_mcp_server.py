@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from mcp import Client
@@ -24,20 +25,26 @@ def _server(settings: Settings, store: ChromaStore) -> Any:
     return build_server(settings, deps_factory=factory)
 
 
+def _run(coro: Any) -> Any:
+    """Run ``coro`` on a fresh event loop in its own thread (other tests may leave a loop in this one)."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
 def _call(server: Any, tool: str, args: dict[str, Any]) -> dict[str, Any]:
     async def go() -> dict[str, Any]:
         async with Client(server) as client:
             result = await client.call_tool(tool, args)
             assert not result.is_error, result
             return dict(result.structured_content or {})
-    return asyncio.run(go())
+    return dict(_run(go()))
 
 
 def test_tools_are_listed(shop_settings: Settings, shop_store: ChromaStore) -> None:
     async def names() -> list[str]:
         async with Client(_server(shop_settings, shop_store)) as client:
             return [t.name for t in (await client.list_tools()).tools]
-    assert sorted(asyncio.run(names())) == ["ask", "list_databases", "run_sql", "search_schema", "search_values"]
+    assert sorted(_run(names())) == ["ask", "list_databases", "run_sql", "search_schema", "search_values"]
 
 
 def test_run_sql_is_read_only_and_capped(shop_settings: Settings, shop_store: ChromaStore) -> None:
@@ -46,7 +53,7 @@ def test_run_sql_is_read_only_and_capped(shop_settings: Settings, shop_store: Ch
     assert ok["ok"] and ok["rows"] == [["Ana"], ["Bo"], ["Caio"]]
     refused = _call(server, "run_sql", {"sql": "DELETE FROM customers"})
     assert not refused["ok"] and "DELETE" in refused["error"]
-    unknown = asyncio.run(_raw(server, "run_sql", {"sql": "SELECT 1", "database": "nope"}))
+    unknown = _run(_raw(server, "run_sql", {"sql": "SELECT 1", "database": "nope"}))
     assert unknown.is_error
 
 
@@ -88,5 +95,5 @@ def test_stdio_transport_serves_the_tools(shop_settings: Settings, shop_store: C
             result = await client.call_tool("run_sql", {"sql": "SELECT COUNT(*) FROM orders"})
             return names, dict(result.structured_content or {})
 
-    names, counted = asyncio.run(go())
+    names, counted = _run(go())
     assert "ask" in names and counted["rows"] == [[3]]
