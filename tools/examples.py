@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import sqlglot
+import sqlglot.expressions as exp
 from pydantic import BaseModel, Field
 
 from prompts.generator import EXAMPLE
@@ -33,5 +37,46 @@ class RetrieveExamplesTool(Tool[RetrieveExamplesArgs]):
         """Query ``examples_index``; no examples is a valid (empty) result."""
         hits = retrieve_examples(ctx.store, ctx.db.key, args.query, args.k) if args.k else []
         examples = [{"question": h.question, "sql": h.sql, "score": round(h.score, 4)} for h in hits]
-        text = "\n".join(EXAMPLE.format(question=e["question"], sql=e["sql"]) for e in examples)
+        text = render_examples(examples)
         return ToolResult(ok=True, kind="examples", text=text, value={"examples": examples})
+
+
+OFF_TOPIC_RATIO = 0.5
+"""A table is off-topic for a question when its fused retrieval score is below this share of the best one."""
+MAX_OFF_TOPIC_TABLES = 1
+"""An example whose SQL reads more off-topic tables than this is left out of the prompt."""
+
+
+def example_tables(sql: str, dialect: str) -> set[str]:
+    """Lower-cased names of the tables ``sql`` reads, CTE names left out (empty when it does not parse)."""
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except sqlglot.errors.SqlglotError:
+        return set()
+    ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
+    return {t.name.lower() for t in tree.find_all(exp.Table) if t.name and t.name.lower() not in ctes}
+
+
+def on_topic(examples: list[dict[str, Any]], ranking: list[list[Any]], dialect: str) -> list[dict[str, Any]]:
+    """The examples whose SQL reads at most :data:`MAX_OFF_TOPIC_TABLES` tables off-topic for the question.
+
+    Off-topic: below :data:`OFF_TOPIC_RATIO` of the best table's score in the question's schema linking, or
+    not ranked at all. A small model copies the structure of a similar-sounding example wholesale ("sector breakdown of an index"
+    for "stocks per sector"); an example built on tables the question does not need is worse than none.
+    ``ranking`` is retrieve_schema's ``[[table, score], ...]``; without one every example is kept.
+    """
+    scores = {str(name).lower(): float(score) for name, score in ranking if isinstance(score, (int, float))}
+    if not scores:
+        return examples
+    floor = OFF_TOPIC_RATIO * max(scores.values())
+    kept = []
+    for ex in examples:
+        off = [t for t in example_tables(str(ex["sql"]), dialect) if scores.get(t, 0.0) < floor]
+        if len(off) <= MAX_OFF_TOPIC_TABLES:
+            kept.append(ex)
+    return kept
+
+
+def render_examples(examples: list[dict[str, Any]]) -> str:
+    """The examples as prompt text (one ``EXAMPLE`` block each)."""
+    return "\n".join(EXAMPLE.format(question=e["question"], sql=e["sql"]) for e in examples)

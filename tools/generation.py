@@ -25,6 +25,7 @@ from prompts.schema_prefix import schema_prefix
 from retrieval.hybrid import load_catalog
 from retrieval.values import ValueMatch
 from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently
+from tools.examples import on_topic, render_examples
 
 _FENCE = re.compile(r"^```(?:sql)?\s*|\s*```$", re.IGNORECASE)
 SQL_MAX_CHARS = 1500
@@ -169,7 +170,10 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         schemas = call.referenced("schema")
         if not schemas:
             raise ValueError("generate_sql needs the result of a successful retrieve_schema step")
-        examples = "\n".join(r.text for r in call.referenced("examples") if r.text)
+        ranking = [pair for r in schemas for pair in r.value.get("ranking", [])]
+        found = [ex for r in call.referenced("examples") for ex in r.value.get("examples", [])]
+        examples = render_examples(on_topic(found, ranking, ctx.db.dialect)) if found else "\n".join(
+            r.text for r in call.referenced("examples") if r.text)
         insights = "\n".join(r.text for r in call.referenced("insights") if r.text)
         return GenerateSQLArgs(
             question=call.question,

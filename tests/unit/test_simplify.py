@@ -105,3 +105,19 @@ def test_selection_prefers_the_simplest_of_equal_results() -> None:
     ]
     assert pick_majority(outcomes, "sqlite") == 2
     assert pick_majority(outcomes[:1] + outcomes[2:], "sqlite") == 1  # a tie between groups: the first group
+
+
+def test_examples_on_tables_the_question_does_not_need_are_left_out() -> None:
+    from tools.examples import example_tables, on_topic
+
+    sql = "WITH b AS (SELECT id FROM prices) SELECT * FROM b JOIN stocks ON stocks.id = b.id"
+    assert example_tables(sql, "sqlite") == {"prices", "stocks"}  # the CTE is not a table
+    ranking = [["stocks", 0.032], ["sectors", 0.031], ["prices", 0.016], ["index_members", 0.015], ["indices", 0.01]]
+    examples = [
+        {"question": "stocks per country", "sql": "SELECT COUNT(*) FROM stocks GROUP BY country"},
+        {"question": "sector mix of an index", "sql": "SELECT COUNT(*) FROM index_members JOIN indices ON 1=1 "
+                                                      "JOIN stocks ON 1=1"},
+        {"question": "last price", "sql": sql},
+    ]
+    assert [e["question"] for e in on_topic(examples, ranking, "sqlite")] == ["stocks per country", "last price"]
+    assert on_topic(examples, [], "sqlite") == examples
