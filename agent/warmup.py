@@ -64,7 +64,7 @@ def warm_up(deps: AgentDeps) -> WarmUp:
     if not schema.ok:
         report.errors["generator"] = schema.error or "no schema"
         return report
-    generator_user = generator_prompt.DIRECT.format(knowledge="", history="", examples="", values="", insights="",
-                                                    question=WARM_QUESTION)
+    generator_user = generator_prompt.DIRECT.format(knowledge="", joins="", history="", examples="", values="",
+                                                    insights="", question=WARM_QUESTION)
     _send(deps, "generator", chat(system_prompt(deps.db.dialect, schema.text), generator_user), report)
     return report

@@ -21,17 +21,17 @@ Rules:
 - "latest"/"last day"/"current" means the maximum date present in the data, not today's date.
 - One read-only statement (SELECT or WITH). No comments."""
 
-DIRECT = """{knowledge}{history}{examples}{values}{insights}Question: {question}
+DIRECT = """{knowledge}{joins}{history}{examples}{values}{insights}Question: {question}
 Reply with JSON: {{"sql": "<the query>"}}
 JSON:"""
 
-DIVIDE_AND_CONQUER = """{knowledge}{history}{examples}{values}{insights}Question: {question}
+DIVIDE_AND_CONQUER = """{knowledge}{joins}{history}{examples}{values}{insights}Question: {question}
 Think with divide and conquer, briefly: split the question into 1-3 sub-questions, name the table/column or
 partial SQL that answers each, then combine them into ONE final query.
 Reply with JSON: {{"reasoning": "<sub-questions and how they combine, under 40 words>", "sql": "<the query>"}}
 JSON:"""
 
-QUERY_PLAN = """{knowledge}{history}{examples}{values}{insights}Question: {question}
+QUERY_PLAN = """{knowledge}{joins}{history}{examples}{values}{insights}Question: {question}
 Think like a query planner, briefly: which tables to read, how they join (which keys), which filters (exact
 values), grouping/aggregation, ordering/limit, and which columns to output.
 Reply with JSON: {{"reasoning": "<the plan in under 40 words>", "sql": "<the query>"}}
@@ -49,6 +49,8 @@ DIALECT_RULES = {
 }
 
 EXAMPLES_HEADER = "Similar solved questions:\n"
+
+JOINS_HEADER = "Join paths between the tables most relevant to the question (use only when needed):\n"
 
 VALUES_HEADER = ("Stored values that may match words of the question (use one, spelled exactly, only where the "
                  "question refers to it):\n")

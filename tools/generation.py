@@ -75,6 +75,7 @@ class GenerateSQLArgs(BaseModel):
     schema_context: str = Field(min_length=1)
     examples: str = ""
     knowledge: str = ""
+    joins: str = ""
     values: str = ""
     insights: str = ""
     history: str = ""
@@ -175,11 +176,13 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         examples = render_examples(on_topic(found, ranking, ctx.db.dialect)) if found else "\n".join(
             r.text for r in call.referenced("examples") if r.text)
         insights = "\n".join(r.text for r in call.referenced("insights") if r.text)
+        paths = [p for r in schemas for p in r.value.get("join_paths", [])]
         return GenerateSQLArgs(
             question=call.question,
             schema_context="\n\n".join(r.text for r in schemas),
             examples=f"{prompt.EXAMPLES_HEADER}{examples}\n\n" if examples else "",
             knowledge="".join(r.text for r in call.referenced("knowledge")),
+            joins=prompt.JOINS_HEADER + "\n".join(f"- {p}" for p in paths) + "\n\n" if paths else "",
             values=render_values(call.referenced("values")),
             insights=f"{prompt.INSIGHTS_HEADER}{insights}\n\n" if insights else "",
             history=render_history(ctx.history),
@@ -188,13 +191,13 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
     def run(self, args: GenerateSQLArgs, ctx: ToolContext) -> ToolResult:
         """Generate every configured candidate (concurrently when enabled) and guard each one."""
         system = system_prompt(ctx.db.dialect, args.schema_context)
-        context = f"{args.knowledge}{args.history}{args.examples}{args.values}{args.insights}"
+        context = f"{args.knowledge}{args.joins}{args.history}{args.examples}{args.values}{args.insights}"
         specs = ctx.settings.candidate_specs()
 
         def one(item: tuple[int, CandidateSpec], hints: bool = True) -> Candidate:
             index, spec = item
             user = prompt.TEMPLATES[spec.strategy].format(
-                knowledge=args.knowledge, history=args.history, examples=args.examples, values=args.values if hints else "",
+                knowledge=args.knowledge, joins=args.joins, history=args.history, examples=args.examples, values=args.values if hints else "",
                 insights=args.insights, question=args.question)
             cand = write_candidate(ctx, system, user, spec, index)
             cand.value_hints = hints and bool(args.values)

@@ -8,8 +8,10 @@ canonical (alphabetical) order so that, for a given database, the schema prompt 
 server's prompt cache reuses; a database whose whole schema fits the budget is shown whole (perfect recall, and
 the same prefix every time). A larger one opens with a fixed *core block* (:func:`core_tables`: its most
 connected tables, the same for every question) before the question's own tables, so the prompt cache still
-serves the core block across questions and roles. Join paths between the best-ranked tables follow the schema as SQL comments (they
-vary per question, so they come last and leave the prefix intact).
+serves the core block across questions and roles. Join paths between the best-ranked tables vary per question, so
+they are not part of the schema text: they are returned as ``value["join_paths"]`` and the generator puts them
+in the user message (inside the system prompt they cut the cached prefix before the rules: ~500 tokens re-read
+per question on the demo database).
 """
 
 from __future__ import annotations
@@ -137,7 +139,7 @@ class RetrieveSchemaArgs(BaseModel):
 class RetrieveSchemaTool(Tool[RetrieveSchemaArgs]):
     """Returns ``kind="schema"``: the schema context as ``text`` and the retrieval details as ``value``.
 
-    ``text`` is the schema context for SQL generation (then join paths as ``--`` comments); ``value`` has
+    ``text`` is the schema context for SQL generation (question-independent when the schema fits); ``value`` has
     ``tables`` (chosen, canonical order), ``bridges`` (subset added to join), ``join_paths`` (``"A.x = B.y"``
     lines), ``ranking`` (name, fused score), ``tokens`` (estimate) and ``snapshot`` (index snapshot id, for
     the trace).
@@ -180,10 +182,7 @@ class RetrieveSchemaTool(Tool[RetrieveSchemaArgs]):
         best = [h.name for h in ranked if h.name in shown and h.score >= floor][:JOIN_PATH_TABLES]
         paths = join_paths(best, catalog.graph) if args.join_hints else []
         paths = [p for p in paths if all(t in shown for t in _tables_of(p))]
-        text = "\n\n".join(h.schema_document for h in chosen)
-        if paths:
-            text += "\n\n-- Join paths between the most relevant tables (use only when needed):\n"
-            text += "\n".join(f"-- {p}" for p in paths)
+        text = "\n\n".join(h.schema_document for h in chosen)  # question-independent: the cached prefix
         return ToolResult(
             ok=True,
             kind="schema",

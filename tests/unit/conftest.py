@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.util
+import socket
 import sqlite3
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-from core.settings import Settings
+from core.settings import PROJECT_ROOT, Settings
 from database.connection import Database
 from retrieval.embeddings import OfflineMiniLM, install_embedding_model
 from retrieval.indexing import index_database
@@ -57,3 +61,32 @@ def shop_store(shop_settings: Settings, embedding_function: OfflineMiniLM) -> It
     index_database(db, store, shop_settings, examples=[{"question": "How many orders are there?",
                                                          "sql": "SELECT COUNT(*) FROM orders"}], progress=False)
     yield store
+
+
+def _postgres_target_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("postgres_target", PROJECT_ROOT / "scripts" / "postgres_target.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[dict[str, str]]:
+    """One throwaway PostgreSQL cluster per test session (``scripts/postgres_target.py``) on a free port.
+
+    Yields ``{"markets": url, "chinook": url}`` (read-only role ``nl2sql_ro``) plus ``"admin"``: the superuser
+    URL of the ``postgres`` database (for tests that need a writable database, e.g. the state store). Skips,
+    with the reason, when no PostgreSQL server can be installed or started here.
+    """
+    pg = _postgres_target_module()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    data_dir = Path(tempfile.mkdtemp(prefix="nl2sql-pg-"))
+    try:
+        started = pg.start(port, data_dir)
+    except RuntimeError as exc:
+        pytest.skip(f"no PostgreSQL server here: {exc}")
+    yield {**started, "admin": pg.superuser_url(port)}
+    pg.stop(data_dir)

@@ -167,7 +167,8 @@ def test_tool_reports_bridges_join_paths_and_snapshot(store: ChromaStore) -> Non
         "employees.dept_id = departments.dept_id", "departments.location_id = locations.location_id"
     ]
     assert result.text.index("CREATE TABLE departments") < result.text.index("CREATE TABLE employees")
-    assert result.text.rstrip().endswith("-- departments.location_id = locations.location_id")
+    assert "location_id = locations.location_id" not in result.text.split("CREATE TABLE locations")[0]
+    assert "Join paths" not in result.text  # they vary per question: the generator's user message has them
     assert result.value["snapshot"] == snapshot_id(store, "hr")
     missing = tool.run(RetrieveSchemaArgs(query="x"), cast(Any, types.SimpleNamespace(
         store=store, db=types.SimpleNamespace(key="nope"))))
@@ -220,3 +221,25 @@ def test_schema_prefix_is_byte_identical_across_questions_and_roles(store: Chrom
         prompts += [generator, insights]
     opening = schema_prefix("sqlite", block).rstrip()
     assert all(p.startswith(opening) for p in prompts)  # ...behind the same bytes for every question and role
+
+
+def test_whole_schema_system_prompt_is_identical_and_join_paths_go_to_the_user_message(store: ChromaStore) -> None:
+    """A schema that fits the budget: the generator's whole system prompt is the same bytes for every question
+    (llama.cpp's prompt cache then serves all of it); the question's join paths are in the user message."""
+    from tools.base import ToolCall
+    from tools.generation import GenerateSQLTool, system_prompt
+
+    index_tables(store, "mix", "sqlite", [*hr_tables(), *money_tables()], sample_rows=0)
+    ctx = cast(Any, types.SimpleNamespace(store=store, db=types.SimpleNamespace(key="mix", dialect="sqlite"),
+                                          history=[]))
+    questions = ("How many employees work in each city?", "Total refund amount per invoice?")
+    results = [RetrieveSchemaTool().run(RetrieveSchemaArgs(query=q, budget=10_000), ctx) for q in questions]
+    assert results[0].value["join_paths"] != results[1].value["join_paths"]
+    assert len({system_prompt("sqlite", r.text) for r in results}) == 1
+    for question, result in zip(questions, results, strict=True):
+        call = ToolCall(question=question, step_id="#E2", tool="generate_sql", input=question,
+                        refs={"#E1": result})
+        args = GenerateSQLTool().build_args(call, ctx)
+        assert args.schema_context == result.text
+        for path in result.value["join_paths"]:
+            assert f"- {path}" in args.joins

@@ -6,40 +6,23 @@ Skipped, with the reason, only when no PostgreSQL server can be installed or sta
 
 from __future__ import annotations
 
-import importlib.util
-import socket
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import text
 
-from core.settings import PROJECT_ROOT, Settings
+from core.settings import Settings
 from database.connection import Database
 from retrieval.embeddings import OfflineMiniLM
 from retrieval.indexing import index_database
 from retrieval.store import ChromaStore
 
-_spec = importlib.util.spec_from_file_location("postgres_target", PROJECT_ROOT / "scripts" / "postgres_target.py")
-assert _spec is not None and _spec.loader is not None
-pg = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(pg)
 
-
-@pytest.fixture(scope="module")
-def urls() -> Iterator[dict[str, str]]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    data_dir = Path(tempfile.mkdtemp(prefix="nl2sql-pg-"))
-    try:
-        started = pg.start(port, data_dir)
-    except RuntimeError as exc:
-        pytest.skip(f"no PostgreSQL server here: {exc}")
-    yield started
-    pg.stop(data_dir)
+@pytest.fixture()
+def urls(postgres_cluster: dict[str, str]) -> dict[str, str]:
+    """Read-only URLs of the session's PostgreSQL cluster (``markets``, ``chinook``)."""
+    return {k: v for k, v in postgres_cluster.items() if k in ("markets", "chinook")}
 
 
 def test_server_refuses_writes_and_long_queries_without_the_guard(urls: dict[str, str]) -> None:
