@@ -12,7 +12,8 @@ already gathered, cheaply on answerable questions:
    are *uncovered*: found nowhere in the database's table and column names, their documentation and sample
    values, the business definitions, the linked values, nor among very common English words. "Apple's
    price-to-earnings ratio" on a prices database leaves "earnings" and "ratio" uncovered. The model's refusal
-   counts only with uncovered words behind it, so a flaky call cannot refuse a plainly answerable question.
+   counts only when the data it names as missing includes an uncovered word: the 1.5B model refused Spider
+   questions for "horsepower", "Year" or "gender" (columns it had been shown); such a verdict is overruled.
 
 Otherwise the answer goes ahead. The result's ``value`` keeps the evidence, so the trace shows why.
 """
@@ -69,6 +70,8 @@ names also please there their them those these this that with without within int
 same different other another only just exactly about around approximately roughly nearly almost whole
 breakdown distribution share split group grouped performing performed perform performance does did done
 have has had dataset database gained gain lost loss
+minimum maximum min max distinct unique id ids identifier identifiers code codes type types kind kinds category
+categories status own owns owned having held hold holds whose full
 january february march april may june july august september october november december
 jan feb mar apr jun jul aug sep sept oct nov dec
 """
@@ -259,6 +262,8 @@ class CheckQuestionTool(Tool[CheckQuestionArgs]):
             evidence["llm_error"] = str(exc)
             return done("answer", "model check failed: answering")
         evidence["llm"] = verdict.model_dump()
+        if verdict.kind == "refuse" and not set(normalise(verdict.missing)) & set(uncovered):
+            return done("answer", "the model's missing data is not among the uncovered words: answering")
         if verdict.kind == "refuse":
             missing = verdict.missing.strip() or ", ".join(uncovered)
             return done("refuse", "uncovered words; the model found no data for them", missing)

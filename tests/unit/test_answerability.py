@@ -76,6 +76,9 @@ def test_refuse_needs_uncovered_words_and_the_models_verdict(shop_settings: Sett
     assert "credit" in out.answer and len(generator.prompts) == 1
     decision = next(t for t in out.trace if t.get("tool") == "check_question")
     assert "refuse" in decision["output"]
+    # the model names as missing something the schema has ("country"), not the uncovered word: overruled
+    out, generator = run("What is the credit score of Ana?", {"kind": "refuse", "missing": "country", "readings": []})
+    assert out.kind == "answer" and any("decide whether" in _prompt_text(p) for p in generator.prompts)
     # every word covered: the model is not asked, even if it would refuse
     out, generator = run("How many customers are from Brazil?", refuse)
     assert out.kind == "answer" and out.rows == [[2]]
