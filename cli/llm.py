@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     options: tuple[tuple[str, type], ...] = (
         ("host", str), ("port", int), ("model-path", Path), ("n-parallel", int), ("ctx-size", int),
         ("n-threads", int), ("draft-model-path", Path), ("draft-max", int), ("draft-min", int),
-        ("draft-p-min", float), ("ngram-size", int), ("ngram-max", int),
+        ("draft-p-min", float), ("ngram-size", int), ("ngram-max", int), ("slot-save-path", Path),
     )  # fmt: skip
     for flag, kind in options:
         serve.add_argument(f"--{flag}", type=kind)
@@ -52,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
 
     settings = Settings()  # type: ignore[call-arg]  # values come from env/TOML
     names = ("host", "port", "model_path", "n_parallel", "ctx_size", "n_threads", "speculative",
-             "draft_model_path", "draft_max", "draft_min", "draft_p_min", "ngram_size", "ngram_max")  # fmt: skip
+             "draft_model_path", "draft_max", "draft_min", "draft_p_min", "ngram_size", "ngram_max",
+             "slot_save_path")  # fmt: skip
     update = {k: getattr(args, k) for k in names if getattr(args, k, None) is not None}
     local = LocalLLMSettings.model_validate({**settings.local_llm.model_dump(), **update})
     settings = settings.model_copy(update={"local_llm": local})

@@ -1,7 +1,9 @@
-"""``nl2sql`` command line: ask, sql, index, enrich, knowledge, feedback, eval, mcp, setup, llm.
+"""``nl2sql`` command line: ask, sql, index, enrich, knowledge, feedback, audit, eval, mcp, setup, llm.
 
 Every command accepts ``--database URL`` (a SQLAlchemy URL; default: the demo ``markets`` SQLite file).
-Exit status: 0 success, 1 the command ran but failed (e.g. SQL error), 2 bad usage or setup problem.
+Exit status (one rule, :mod:`core.errors`): 0 success, 1 the command ran but its result is a failure (e.g. a
+SQL error, no answer), 2 bad usage or setup (settings, database, index, model endpoint, state store, disk), 130
+interrupted.
 """
 
 from __future__ import annotations
@@ -13,11 +15,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cli.preflight import approved_feedback, check_database, move_index_aside
+from core.errors import EXIT_INTERRUPTED, EXIT_SETUP, ConfigurationError, classify
 from core.settings import DEMO_DB_PATH, Settings
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    settings = Settings().with_database(getattr(args, "database", None))
+    try:
+        settings = Settings().with_database(getattr(args, "database", None))
+    except ValueError as exc:  # pydantic's ValidationError: a bad NL2SQL_* variable or nl2sql.toml entry
+        raise ConfigurationError(f"Invalid setting: {' '.join(str(exc).split())[:400]}") from None
     if getattr(args, "candidates", None):
         from core.settings import CandidateSpec
 
@@ -48,9 +55,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from agent.graph import build_graph
     from agent.memory import open_checkpointer
     from agent.runner import ask, build_deps
+    from cli.audit import audit_sink
 
     settings = _settings(args)
+    check_database(settings)
     deps = build_deps(settings)
+    deps.audit = audit_sink(settings)  # the executed SQL is audited as users.default_user
     graph = build_graph(checkpointer=open_checkpointer(settings)) if args.thread else None
     out = ask(deps, args.question, graph=graph, thread_id=args.thread)
     if args.json:
@@ -72,10 +82,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
-    """Run one statement through the guarded read-only path."""
-    from database.connection import Database
+    """Run one statement through the guarded read-only path (audited as ``users.default_user``)."""
+    from cli.audit import run_sql
 
-    res = Database.from_settings(_settings(args)).run_query(args.statement)
+    res = run_sql(_settings(args), args.statement)
     if args.json:
         _print_json({"ok": res.ok, "sql": res.sql, "columns": res.columns, "rows": res.rows,
                      "truncated": res.truncated, "elapsed_s": res.elapsed_s, "error": res.error})
@@ -88,25 +98,41 @@ def cmd_sql(args: argparse.Namespace) -> int:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    """Build or refresh the Chroma indexes of one database (tables, schema chunks, examples)."""
+    """Build or refresh the Chroma indexes of one database (tables, schema chunks, examples).
+
+    ``--rebuild`` first moves the Chroma folder aside (``<folder>.broken-<timestamp>``, nothing deleted), then
+    builds every index afresh; a damaged folder is detected on open (:mod:`retrieval.integrity`).
+    """
     from agent.runner import open_store
     from database.connection import Database
     from retrieval.indexing import index_database, load_examples
 
     settings = _settings(args)
+    check_database(settings, deep=True)
     db = Database.from_settings(settings)
     examples_path = Path(args.examples) if args.examples else settings.resolved_examples_path()
     examples = load_examples(examples_path) if examples_path else None
-    from records.feedback import FeedbackStore
-    from records.paths import feedback_path
-
-    feedback = FeedbackStore(feedback_path(settings)).approved_examples(db.key)
+    feedback = approved_feedback(settings, db.key)
+    if args.rebuild:
+        move_index_aside(settings)
     report = index_database(db, open_store(settings), settings, examples=examples, progress=not args.quiet,
                             feedback=feedback)
     print(report.summary())
     if report.drift:
         print("Schema drift detected since the previous index (see above); review examples and metadata.")
+    if args.warm_up:
+        _warm_up(settings)
     return 0
+
+
+def _warm_up(settings: Settings) -> None:
+    """Prefill the database's prompt prefixes (and save the generator's slot for the next process to restore)."""
+    from agent.runner import build_deps
+    from agent.warmup import warm_up
+
+    report = warm_up(build_deps(settings))
+    how = ", ".join(f"{role} {secs:.0f} s {report.sources.get(role, '')}".strip() for role, secs in report.seconds.items())
+    print(f"Warm-up: {how}" + (f"; skipped: {'; '.join(report.errors.values())}" if report.errors else ""))
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -176,6 +202,13 @@ def cmd_feedback(args: argparse.Namespace) -> int:
     return run_feedback(args, _settings(args))
 
 
+def cmd_audit(args: argparse.Namespace) -> int:
+    """The newest rows of the SQL audit log (see :mod:`cli.audit`)."""
+    from cli.audit import run_audit
+
+    return run_audit(args, _settings(args))
+
+
 def cmd_llm(args: argparse.Namespace) -> int:
     """Delegate to the local server tool (serve | assemble | verify)."""
     from cli.llm import main as local_main
@@ -211,6 +244,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("index", cmd_index, "build the vector indexes of a database")
     p.add_argument("--examples", help="JSONL of {question, sql} few-shot examples")
     p.add_argument("--quiet", action="store_true")
+    p.add_argument("--rebuild", action="store_true",
+                   help="move the index folder aside (kept as <folder>.broken-<time>) and build it afresh")
+    p.add_argument("--warm-up", action="store_true",
+                   help="then prefill the model's prompt cache for this database (saved for the app's server)")
     p = add("enrich", cmd_enrich, "describe undocumented tables/columns with the LLM (reviewable YAML)")
     p.add_argument("--out", help="output YAML (default: <db>.enriched.yaml beside a SQLite file)")
     p.add_argument("--force", action="store_true", help="regenerate pending/rejected entries")
@@ -249,6 +286,9 @@ def build_parser() -> argparse.ArgumentParser:
     from cli.feedback import add_parser as add_feedback_parser
 
     add_feedback_parser(sub, common, cmd_feedback)
+    from cli.audit import add_parser as add_audit_parser
+
+    add_audit_parser(sub, common, cmd_audit)
     p = add("mcp", cmd_mcp, "serve ask / run_sql / search_schema / search_values / list_databases over MCP")
     p.add_argument("--http", action="store_true", help="streamable HTTP on 127.0.0.1 instead of stdio")
     p.add_argument("--port", type=int, default=8770, help="port of the HTTP transport")
@@ -261,9 +301,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``nl2sql`` console script; returns the exit status.
 
-    Exit codes: 0 done; 1 the command ran but its result is a failure (no answer, a refused or failing
-    statement, nothing to write); 2 usage or configuration problem (bad arguments, missing or broken database,
-    index or model; printed as one ``Error:`` line, as JSON with ``--json``); 130 interrupted.
+    Exit codes (:mod:`core.errors`): 0 done; 1 the command ran but its result is a failure (no answer, a
+    refused or failing statement, nothing to write); 2 usage or configuration problem (bad arguments, settings,
+    missing or broken database, index, model endpoint, state store or disk; printed as one ``Error:`` line with
+    its remedy, as JSON with ``--json``); 130 interrupted. A :class:`core.errors.NL2SQLError` exits with its own
+    ``exit_code``.
     """
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
@@ -272,17 +314,22 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args))
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except Exception as exc:  # any failure: one clear line, no traceback (-v shows it)
         if args.verbose:
             raise
-        message = " ".join(str(exc).split())[:500] or type(exc).__name__
-        kind = "" if isinstance(exc, (OSError, RuntimeError, ValueError)) else f"{type(exc).__name__}: "
-        if getattr(args, "json", False):
-            _print_json({"status": "error", "error": f"{kind}{message}"})
+        known = classify(exc)
+        if known is not None:
+            message, code, extra = str(known)[:700], known.exit_code, known.to_json()
         else:
-            print(f"Error: {kind}{message}", file=sys.stderr)
-        return 2
+            text = " ".join(str(exc).split())[:500] or type(exc).__name__
+            kind = "" if isinstance(exc, (OSError, RuntimeError, ValueError)) else f"{type(exc).__name__}: "
+            message, code, extra = f"{kind}{text}", EXIT_SETUP, {}
+        if getattr(args, "json", False):
+            _print_json({**extra, "status": "error", "error": message})
+        else:
+            print(f"Error: {message}", file=sys.stderr)
+        return code
 
 
 if __name__ == "__main__":

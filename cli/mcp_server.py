@@ -7,7 +7,8 @@ table retrieval), ``search_values`` (referential value search) and ``list_databa
 default, for a client that launches the command) and streamable HTTP on loopback (``--http``).
 
 Databases are the ones the settings name (``mcp_databases``: name -> SQLAlchemy URL; by default the configured
-database under its key); each gets its agent once, built on first use.
+database under its key); each gets its agent once, built on first use. The SQL that ``ask`` and ``run_sql``
+execute is audited as ``users.default_user`` (:mod:`cli.audit`).
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ from mcp.server.mcpserver import MCPServer
 
 from agent.context import AgentDeps
 from agent.runner import ask, build_deps
+from cli.audit import audit_sink
 from core.llm import UsageLog
 from core.settings import Settings
 from database.connection import Database
+from tools.audit import audit_scope, run_audited
 from tools.base import ToolCall
 
 MAX_ROWS = 200
@@ -56,6 +59,7 @@ def build_server(settings: Settings, deps_factory: DepsFactory | None = None) ->
         with lock:
             if name not in agents:
                 agents[name] = factory(settings.with_database(offered[name]))
+                agents[name].audit = audit_sink(settings)
             return agents[name]
 
     @server.tool(description="List the databases this server can question (name and SQL dialect).")
@@ -72,7 +76,9 @@ def build_server(settings: Settings, deps_factory: DepsFactory | None = None) ->
 
     @server.tool(description="Run one read-only SQL statement (SELECT or WITH) and return its rows.")
     def run_sql(sql: str, database: str | None = None) -> dict[str, Any]:
-        res = deps_for(database).db.run_query(sql)
+        deps = deps_for(database)
+        with audit_scope(deps.audit, settings.users.default_user):
+            res = run_audited(deps.db, sql)
         if not res.ok:
             return {"ok": False, "error": res.error}
         return {"ok": True, "sql": res.sql, "columns": list(res.columns), "truncated": res.truncated,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -17,13 +17,25 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, ValidationError
 
+from core.errors import ModelEndpointError
+from core.llm_retry import call_with_retries, is_transient, question_deadline, question_expired
 from core.settings import ROLES, LLMSettings, Role, Settings
 
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
+
+__all__ = ["LLMCall", "LLMError", "LLMProvider", "UsageLog", "chat", "invoke_structured", "invoke_text",
+           "is_transient", "make_chat_model", "parse_json_output", "question_deadline"]
 
 
-class LLMError(RuntimeError):
-    """An LLM call failed: endpoint unreachable, timeout, or output that never matched its schema."""
+class LLMError(ModelEndpointError, RuntimeError):
+    """An LLM call failed: endpoint unreachable, timeout, or output that never matched its schema.
+
+    A :class:`core.errors.ModelEndpointError` (exit code 2 when it reaches the CLI); its text is the cause only
+    (no remedy appended), since it is shown inside answers.
+    """
+
+    default_remedy = ""
 
 
 @dataclass
@@ -78,7 +90,8 @@ class UsageLog:
 def make_chat_model(cfg: LLMSettings) -> BaseChatModel:
     """A ``ChatOpenAI`` for one role's OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp).
 
-    Retries are handled by :func:`invoke_structured`, so the client itself does not retry.
+    Retries are handled by :func:`invoke_structured` / :func:`invoke_text` (transient errors with backoff
+    within the question's budget, :mod:`core.llm_retry`), so the client itself does not retry.
     """
     from langchain_openai import ChatOpenAI
 
@@ -103,6 +116,7 @@ class LLMProvider:
         """Keep ``settings`` for lazily created models and start the cache with ``overrides``."""
         self.settings = settings
         self._models: dict[str, BaseChatModel] = dict(overrides or {})
+        self.overridden: frozenset[str] = frozenset(overrides or {})
         self._lock = threading.Lock()
 
     def get(self, role: Role) -> BaseChatModel:
@@ -135,6 +149,27 @@ def _describe(exc: BaseException) -> str:
     if "Timeout" in name:
         return f"LLM request timed out ({name})"
     return f"{name}: {text[:300]}"
+
+
+def _attempt(llms: LLMProvider, role: Role, usage: UsageLog, label: str | None,
+             call: Callable[[], T]) -> tuple[T, float]:
+    """``call()`` with transient retries; each failed try is recorded in ``usage``; returns (reply, its start)."""
+
+    def once() -> tuple[T, float]:
+        started = time.perf_counter()
+        try:
+            return call(), started
+        except Exception as exc:  # recorded here, retried or re-raised by the caller's policy
+            usage.add(LLMCall(role, time.perf_counter() - started, ok=False, error=_describe(exc), label=label))
+            raise
+
+    return call_with_retries(llms.settings.llm(role), once)
+
+
+def _give_up(role: Role, last_error: str) -> LLMError:
+    if question_expired():
+        last_error = f"{last_error} (the question's time budget is spent)"
+    return LLMError(f"{role} call failed: {last_error}")
 
 
 def parse_json_output(text: str, schema: type[M]) -> M:
@@ -171,8 +206,10 @@ def invoke_structured(
 
     Uses ``with_structured_output(schema, method="json_schema", include_raw=True)``: the endpoint gets
     ``response_format=json_schema`` (llama.cpp turns it into a grammar, so the small local model cannot leave
-    the schema); the reply is validated with Pydantic. Malformed output and
-    transport errors are retried ``max_retries`` times; every attempt is recorded in ``usage`` (with ``label``).
+    the schema); the reply is validated with Pydantic. Transient endpoint errors (429, 5xx, connection,
+    timeout) are retried ``transient_retries`` times with backoff within the question's time budget
+    (:mod:`core.llm_retry`); malformed output and other errors ``max_retries`` times; every attempt is recorded
+    in ``usage`` (with ``label``).
 
     Raises:
         LLMError: after the last failed attempt, with a human-readable reason.
@@ -187,13 +224,15 @@ def invoke_structured(
         model = model.model_copy(update=overrides)
     structured = model.with_structured_output(schema, method="json_schema", include_raw=True)
     last_error = "no attempt made"
-    for _attempt in range(llms.max_retries(role) + 1):
-        started = time.perf_counter()
+    for attempt in range(llms.max_retries(role) + 1):
+        if attempt and question_expired():  # the budget bounds retries; the first try always runs
+            break
         try:
-            out = structured.invoke(list(messages))
-        except Exception as exc:  # transport errors: recorded and retried, then surfaced as LLMError
+            out, started = _attempt(llms, role, usage, label, lambda: structured.invoke(list(messages)))
+        except Exception as exc:  # recorded by _attempt; transient ones were retried there already
             last_error = _describe(exc)
-            usage.add(LLMCall(role, time.perf_counter() - started, ok=False, error=last_error, label=label))
+            if is_transient(exc):
+                break
             continue
         elapsed = time.perf_counter() - started
         raw = out.get("raw")
@@ -212,29 +251,31 @@ def invoke_structured(
             continue
         usage.add(LLMCall(role, elapsed, prompt_tokens, completion_tokens, label=label))
         return parsed if isinstance(parsed, schema) else schema.model_validate(parsed)
-    raise LLMError(f"{role} call failed: {last_error}")
+    raise _give_up(role, last_error)
 
 
 def invoke_text(llms: LLMProvider, role: Role, messages: Sequence[BaseMessage], usage: UsageLog) -> str:
-    """Call ``role``'s model for free text; one attempt plus retries on transport errors.
+    """Call ``role``'s model for free text; retries as in :func:`invoke_structured`.
 
     Raises:
         LLMError: when every attempt failed.
     """
     model = llms.get(role)
     last_error = "no attempt made"
-    for _attempt in range(llms.max_retries(role) + 1):
-        started = time.perf_counter()
+    for attempt in range(llms.max_retries(role) + 1):
+        if attempt and question_expired():  # the budget bounds retries; the first try always runs
+            break
         try:
-            reply = model.invoke(list(messages))
-        except Exception as exc:  # transport errors: recorded and retried
+            reply, started = _attempt(llms, role, usage, None, lambda: model.invoke(list(messages)))
+        except Exception as exc:  # recorded by _attempt; transient ones were retried there already
             last_error = _describe(exc)
-            usage.add(LLMCall(role, time.perf_counter() - started, ok=False, error=last_error))
+            if is_transient(exc):
+                break
             continue
         prompt_tokens, completion_tokens = _usage_of(reply)
         usage.add(LLMCall(role, time.perf_counter() - started, prompt_tokens, completion_tokens))
         return reply.content if isinstance(reply.content, str) else str(reply.content)
-    raise LLMError(f"{role} call failed: {last_error}")
+    raise _give_up(role, last_error)
 
 
 def chat(system: str, user: str) -> list[BaseMessage]:

@@ -31,6 +31,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any, Literal
 
 import httpx
@@ -106,6 +107,9 @@ def build_params(local: LocalLLMSettings) -> Any:
     params.cpuparams_batch.n_threads = local.n_threads
     params.cache_prompt = True
     params.cache_ram_mib = local.cache_ram_mib
+    if local.slot_save_path:
+        Path(local.slot_save_path).mkdir(parents=True, exist_ok=True)
+        params.slot_save_path = str(local.slot_save_path)
     params.n_predict = MAX_PREDICT
     params.offline = True
     params.ui = False
@@ -219,6 +223,7 @@ class LocalLLMServer:
             "--speculative": local.speculative, "--draft-model-path": local.draft_model_path,
             "--draft-max": local.draft_max, "--draft-min": local.draft_min, "--draft-p-min": local.draft_p_min,
             "--ngram-size": local.ngram_size, "--ngram-max": local.ngram_max, "--parent-pid": os.getpid(),
+            **({"--slot-save-path": local.slot_save_path} if local.slot_save_path else {}),
         }  # fmt: skip
         cmd = [
             sys.executable,

@@ -49,8 +49,15 @@ class LLMSettings(BaseModel):
     max_tokens: int = Field(512, ge=1, description="Cap on completion tokens per call.")
     timeout_s: float = Field(180.0, gt=0, description="Per-request timeout in seconds.")
     max_retries: int = Field(
-        1, ge=0, description="Retries on malformed structured output or transport errors."
+        1, ge=0, description="Retries on malformed structured output or non-transient transport errors."
     )
+    transient_retries: int = Field(
+        3, ge=0, le=10, description="Retries, with exponential backoff, on transient endpoint errors (429, 5xx, "
+        "connection refused/reset, timeouts); never past the question's time budget (question_budget_s).")
+    retry_backoff_s: float = Field(
+        0.5, ge=0.0, description="First backoff wait in seconds (doubles per retry, with jitter; a 429's "
+        "Retry-After is honoured).")
+    retry_max_wait_s: float = Field(8.0, ge=0.0, description="Longest single backoff wait in seconds.")
 
     @property
     def is_local_default(self) -> bool:
@@ -77,6 +84,10 @@ class LocalLLMSettings(BaseModel):
     cache_ram_mib: int = Field(
         2048, ge=0, description="Host-RAM budget of llama.cpp's cross-slot prompt cache in MiB (0: off); it keeps "
         "the schema prefixes of several databases and roles after their slot moved on.")
+    slot_save_path: Path | None = Field(
+        STATE_DIR / "slots", description="Folder of saved prompt-prefix KV caches (llama.cpp slot save/restore; "
+        "core/slot_cache.py); the warm-up restores a database's schema prompt from here instead of re-reading it "
+        "after a restart (~85 MB per 3k-token prefix). None: off. Follows state_dir unless set.")
     speculative: Literal["off", "ngram", "draft"] = Field(
         "off",
         description=(
@@ -111,6 +122,12 @@ class RetrievalSettings(BaseModel):
     """Vector store and retrieval knobs."""
 
     chroma_path: Path = Field(STATE_DIR / "chroma", description="Persistent Chroma directory.")
+    chroma_url: str = Field(
+        "", description="Chroma server URL (e.g. http://127.0.0.1:8000); empty: the local chroma_path folder. "
+        "Shared by every app replica (retrieval.store_factory).")
+    chroma_token: SecretStr | None = Field(
+        None, description="Sent as 'Authorization: Bearer <token>' to the Chroma server (for a server or proxy "
+        "that checks it); never logged.")
     embedding_model_dir: Path | None = Field(
         None, description="Folder with the MiniLM ONNX model and tokenizer files; default: chromadb's cache."
     )
@@ -253,6 +270,21 @@ class ModelPrice(BaseModel):
     completion_per_mtok: float = Field(0.0, ge=0.0, description="USD per 1M completion (output) tokens.")
 
 
+class UsersSettings(BaseModel):
+    """Who uses the app (ui.identity): the user of a browser session and who gets the developer panel."""
+
+    trusted_header: str = Field(
+        "", description="Request header a trusted reverse proxy sets to the signed-in user's name, e.g. "
+        "X-Forwarded-User; empty: not used. Used when no [auth] (OIDC) section is configured in Streamlit's "
+        "secrets; a request without it is refused.")
+    default_user: str = Field(
+        "local", min_length=1, description="The user when neither OIDC nor a trusted header is configured (also "
+        "the user of the CLI and the MCP server).")
+    developers: list[str] = Field(
+        default_factory=lambda: ["local"], description="User names that see the developer panel (traces, tools, "
+        "vector stores, review, knowledge) and the settings page; everyone else gets the chat only.")
+
+
 class Settings(BaseSettings):
     """Application settings; see the README's configuration reference."""
 
@@ -291,7 +323,13 @@ class Settings(BaseSettings):
                                   "fetched result in bytes; later rows are dropped with a note.")
     cell_max_chars: int = Field(10_000, ge=100, description="Longer text cells are cut (with a note).")
     query_timeout_s: float = Field(15.0, gt=0, description="Statement timeout in seconds.")
+    question_budget_s: float = Field(
+        600.0, gt=0, description="Time budget of one question in seconds: no LLM retry starts (and no backoff "
+        "waits) past it, so a failing endpoint ends the question with a clear error instead of hanging.")
     state_dir: Path = Field(STATE_DIR, description="Checkpoints, traces and feedback live here.")
+    state_url: str = Field(
+        "", description="Where checkpoints, traces and feedback live instead of SQLite files under state_dir: a "
+        "SQLAlchemy URL, e.g. postgresql+psycopg://user:pass@host/db (NL2SQL_STATE_URL); empty: the files.")
     langsmith_project: str | None = Field(None, description="LangSmith project when tracing is on.")
     examples_path: Path | None = Field(
         None, description="Versioned JSONL file of few-shot examples; default: <stem>.examples.jsonl beside a "
@@ -315,6 +353,7 @@ class Settings(BaseSettings):
     auto_approve_feedback: bool = Field(
         False, description="A thumbs-up adds the question/SQL pair to the examples store at once instead of "
         "queueing it for review in the developer panel.")
+    users: UsersSettings = Field(default_factory=UsersSettings)
 
     @classmethod
     def settings_customise_sources(
@@ -418,6 +457,8 @@ class Settings(BaseSettings):
         """A moved ``state_dir`` moves the Chroma folder too, unless ``retrieval.chroma_path`` was set."""
         if "chroma_path" not in self.retrieval.model_fields_set and Path(self.state_dir) != STATE_DIR:
             self.retrieval.chroma_path = Path(self.state_dir) / "chroma"
+        if "slot_save_path" not in self.local_llm.model_fields_set and Path(self.state_dir) != STATE_DIR:
+            self.local_llm.slot_save_path = Path(self.state_dir) / "slots"
         return self
 
     @model_validator(mode="after")

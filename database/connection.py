@@ -43,8 +43,8 @@ class QueryResult:
     """Outcome of :meth:`Database.run_query`.
 
     ``columns`` are the result column names; ``rows`` are tuples of JSON-friendly values (None, bool,
-    int, float, str; dates as ISO strings; bytes as hex). ``truncated`` is True when the row cap or the byte
-    budget cut the result, or a cell was shortened (``note`` says which). ``elapsed_s`` is wall time in seconds. On failure ``ok`` is False and ``error`` holds the
+    int, float, str; dates as ISO strings; bytes as hex). ``truncated`` is True when the row cap, the byte
+    budget or (PostgreSQL, between fetches) the time limit cut the result, or a cell was shortened (``note`` says which). ``elapsed_s`` is wall time in seconds. On failure ``ok`` is False and ``error`` holds the
     guard's or the database's message.
     """
 
@@ -233,9 +233,14 @@ class Database:
                 self._begin_read_only(conn)
                 self._arm_timeout(conn, deadline)
                 try:
-                    result = conn.execution_options(no_parameters=True).exec_driver_sql(sql)
+                    # PostgreSQL: a server-side cursor, or psycopg buffers the whole result before the first row
+                    # (a cross join took GBs of client memory until the timeout); each FETCH has its own timeout,
+                    # so the fetch loop also stops at the deadline.
+                    stream = self._dialect == "postgres"
+                    result = conn.execution_options(no_parameters=True, stream_results=stream).exec_driver_sql(sql)
                     columns = list(result.keys()) if result.returns_rows else []
-                    rows, note = self._fetch(result, cap) if result.returns_rows else ([], None)
+                    rows, note = (self._fetch(result, cap, deadline if stream else None) if result.returns_rows
+                                  else ([], None))
                     result.close()
                 finally:
                     self._arm_timeout(conn, None)
@@ -249,11 +254,17 @@ class Database:
                                elapsed_s=time.perf_counter() - start)
         return QueryResult(True, sql, columns, rows, note is not None, time.perf_counter() - start, note=note)
 
-    def _fetch(self, result: Any, cap: int) -> tuple[list[tuple[Any, ...]], str | None]:
-        """Rows in batches until ``cap`` rows or :attr:`max_bytes`; long cells cut. Returns ``(rows, note)``."""
+    def _fetch(self, result: Any, cap: int, deadline: float | None = None) -> tuple[list[tuple[Any, ...]], str | None]:
+        """Rows in batches until ``cap`` rows, :attr:`max_bytes` or ``deadline``; long cells cut.
+
+        ``deadline`` (time.monotonic) is checked between batches. Returns ``(rows, note)``.
+        """
         rows: list[tuple[Any, ...]] = []
         used, cut_cells, note = 0, 0, None
         while note is None:
+            if deadline is not None and rows and time.monotonic() > deadline:
+                note = f"only the first {len(rows)} rows (time limit of {self.timeout_s:g} s)"
+                break
             batch = result.fetchmany(min(100, cap + 1 - len(rows)))
             if not batch:
                 break

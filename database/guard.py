@@ -45,6 +45,16 @@ _DANGEROUS_FUNCTIONS = frozenset({
     "query_to_xml_and_xmlschema", "query_to_xmlschema", "pg_terminate_backend", "pg_cancel_backend",
     "pg_reload_conf", "pg_rotate_logfile", "set_config", "nextval", "setval", "pg_advisory_lock",
     "pg_advisory_xact_lock", "pg_switch_wal", "pg_create_restore_point", "pg_notify",
+    # ... functions that write WAL, server files, statistics, slots or large objects from inside a SELECT
+    # (pg_logical_emit_message even runs for an unprivileged role in a read-only transaction)
+    "pg_logical_emit_message", "pg_file_write", "pg_file_unlink", "pg_file_rename", "pg_file_sync",
+    "pg_stat_reset", "pg_stat_reset_shared", "pg_stat_reset_single_table_counters",
+    "pg_stat_reset_single_function_counters", "pg_stat_reset_slru", "pg_stat_reset_replication_slot",
+    "pg_create_logical_replication_slot", "pg_create_physical_replication_slot", "pg_drop_replication_slot",
+    "pg_copy_logical_replication_slot", "pg_copy_physical_replication_slot", "pg_replication_slot_advance",
+    "pg_replication_origin_create", "pg_replication_origin_drop", "pg_import_system_collations", "pg_promote",
+    "pg_backup_start", "pg_backup_stop", "pg_start_backup", "pg_stop_backup", "pg_wal_replay_pause",
+    "pg_wal_replay_resume", "lo_truncate", "lo_truncate64", "lo_open", "lowrite",
     # MySQL
     "sleep", "benchmark", "load_file", "get_lock",
 })

@@ -1,4 +1,4 @@
-"""Thumbs up/down on answers, stored durably in ``<state_dir>/feedback.sqlite``.
+"""Thumbs up/down on answers, stored durably in ``<state_dir>/feedback.sqlite`` or the ``state_url`` database.
 
 Life of a record (``status``):
 
@@ -9,7 +9,8 @@ Life of a record (``status``):
   ``rejected`` (never indexed) or ``resolved`` (a thumbs-down that was looked at).
 
 Only ``approved`` records feed the examples store (:func:`retrieval.examples_store.from_feedback`). Records are
-never deleted by the app, so no feedback is lost.
+never deleted by the app, so no feedback is lost. Each records the ``user_id`` who gave it (NULL for older
+records); :meth:`FeedbackStore.find` filters by it.
 """
 
 from __future__ import annotations
@@ -19,22 +20,16 @@ import json
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any, Literal
 
+from sqlalchemy import insert, select, update
+
 from agent.outcome import Outcome
-from records.db import connect
+from records.db import Location, as_location, begin
+from records.schema import feedback as table
 
 Rating = Literal["up", "down"]
 STATUSES = ("pending", "approved", "rejected", "review", "resolved")
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS feedback (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, created REAL NOT NULL, updated REAL NOT NULL, run_id TEXT,
-    thread_id TEXT, database TEXT, question TEXT NOT NULL, sql TEXT, result_digest TEXT, row_count INTEGER,
-    rating TEXT NOT NULL, comment TEXT, status TEXT NOT NULL, langsmith TEXT);
-CREATE INDEX IF NOT EXISTS feedback_status ON feedback (status, database);
-"""
 
 
 def result_digest(columns: list[str], rows: list[Any]) -> str:
@@ -48,7 +43,10 @@ def result_digest(columns: list[str], rows: list[Any]) -> str:
 
 @dataclass
 class Feedback:
-    """One stored feedback record (times in epoch seconds; ``langsmith``: "sent", an error text or None)."""
+    """One stored feedback record (times in epoch seconds; ``langsmith``: "sent", an error text or None).
+
+    ``user_id`` is the user who gave it (None for records older than users, or when none was given).
+    """
 
     id: int
     created: float
@@ -64,6 +62,7 @@ class Feedback:
     comment: str | None
     status: str
     langsmith: str | None
+    user_id: str | None = None
 
     def as_example(self) -> dict[str, str]:
         """The record as an examples-store entry.
@@ -76,18 +75,20 @@ class Feedback:
 
 
 class FeedbackStore:
-    """Feedback records in one SQLite file; every method opens its own connection.
+    """Feedback records in one SQLite file or database; every method runs its own transaction.
 
     Args:
-        path: the SQLite file (created with its folder on first use).
+        path: the SQLite file (created with its folder on first use) or a SQLAlchemy URL
+            (:func:`records.paths.feedback_path`); tables are created or migrated on first use.
     """
 
-    def __init__(self, path: Path) -> None:
-        """Use the SQLite file at ``path`` (nothing is opened yet)."""
-        self.path = Path(path)
+    def __init__(self, path: Location) -> None:
+        """Use the store at ``path`` (nothing is opened yet)."""
+        self.path = as_location(path)
 
-    def record(self, outcome: Outcome, rating: Rating, comment: str | None = None) -> Feedback:
-        """Store feedback on one answer (an outcome of :func:`agent.runner.ask`); returns the record.
+    def record(self, outcome: Outcome, rating: Rating, comment: str | None = None,
+               user: str | None = None) -> Feedback:
+        """Store feedback by ``user`` on one answer (an outcome of :func:`agent.runner.ask`); returns the record.
 
         A thumbs-up with SQL is ``pending`` (approval, automatic or by a reviewer, goes through
         :func:`records.review.approve_feedback`, which checks the SQL first); one without SQL (nothing to learn
@@ -105,36 +106,35 @@ class FeedbackStore:
         status = "pending" if rating == "up" and sql else "review"
         rows = outcome.rows
         now = time.time()
-        with connect(self.path, SCHEMA) as conn:
-            cur = conn.execute(
-                "INSERT INTO feedback (created, updated, run_id, thread_id, database, question, sql, result_digest,"
-                " row_count, rating, comment, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (now, now, outcome.run_id, outcome.thread_id, outcome.database, question,
-                 sql, result_digest(outcome.columns, rows), outcome.total_rows,
-                 rating, (comment or "").strip() or None, status))
-            fid = int(cur.lastrowid or 0)
+        with begin(self.path) as conn:
+            result = conn.execute(insert(table).values(
+                created=now, updated=now, run_id=outcome.run_id, thread_id=outcome.thread_id,
+                database=outcome.database, question=question, sql=sql,
+                result_digest=result_digest(outcome.columns, rows), row_count=outcome.total_rows,
+                rating=rating, comment=(comment or "").strip() or None, status=status, user_id=user,
+            ))
+            key = result.inserted_primary_key
+            assert key is not None
+            fid = int(key[0])
         found = self.get(fid)
         assert found is not None
         return found
 
     def get(self, feedback_id: int) -> Feedback | None:
         """One record by id (None when unknown)."""
-        with connect(self.path, SCHEMA) as conn:
-            row = conn.execute("SELECT * FROM feedback WHERE id = ?", (feedback_id,)).fetchone()
-        return Feedback(**dict(row)) if row else None
+        with begin(self.path) as conn:
+            row = conn.execute(select(table).where(table.c.id == feedback_id)).first()
+        return Feedback(**row._asdict()) if row else None
 
     def find(self, status: str | None = None, database: str | None = None, run_id: str | None = None,
-             limit: int = 500) -> list[Feedback]:
-        """Records, newest first, filtered by status, database key and run id when given."""
-        clauses, params = [], []
-        for column, value in (("status", status), ("database", database), ("run_id", run_id)):
+             limit: int = 500, user: str | None = None) -> list[Feedback]:
+        """Records, newest first, filtered by status, database key, run id and user when given."""
+        query = select(table).order_by(table.c.id.desc()).limit(limit)
+        for column, value in (("status", status), ("database", database), ("run_id", run_id), ("user_id", user)):
             if value is not None:
-                clauses.append(f"{column} = ?")
-                params.append(value)
-        where = f"WHERE {' AND '.join(clauses)} " if clauses else ""
-        with connect(self.path, SCHEMA) as conn:
-            rows = conn.execute(f"SELECT * FROM feedback {where}ORDER BY id DESC LIMIT ?", (*params, limit))
-            return [Feedback(**dict(r)) for r in rows]
+                query = query.where(table.c[column] == value)
+        with begin(self.path) as conn:
+            return [Feedback(**r._asdict()) for r in conn.execute(query)]
 
     def update(self, feedback_id: int, **fields: Any) -> Feedback:
         """Change ``status``, ``question``, ``sql``, ``comment`` or ``langsmith`` of one record.
@@ -149,10 +149,8 @@ class FeedbackStore:
             raise ValueError(f"unknown status {fields['status']!r}; expected one of {STATUSES}")
         if self.get(feedback_id) is None:
             raise KeyError(f"no feedback record {feedback_id}")
-        sets = ", ".join(f"{k} = ?" for k in fields)
-        with connect(self.path, SCHEMA) as conn:
-            conn.execute(f"UPDATE feedback SET {sets}, updated = ? WHERE id = ?",
-                         (*fields.values(), time.time(), feedback_id))
+        with begin(self.path) as conn:
+            conn.execute(update(table).where(table.c.id == feedback_id).values(**fields, updated=time.time()))
         found = self.get(feedback_id)
         assert found is not None
         return found

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm.auto import tqdm
 
+from core.errors import IndexCorrupted
 from database.schema_reader import read_schema
 from database.schema_types import TableInfo
 from retrieval.documents import description_document, schema_document, table_doc_id
@@ -224,6 +225,18 @@ def sync_tables(
     return sync
 
 
+def verify_tables(store: VectorStore, db_key: str, tables: int) -> None:
+    """Check that ``store`` holds one description and one schema document per table of ``db_key``.
+
+    Raises:
+        IndexCorrupted: the counts differ (records lost while writing, e.g. the folder changed under the run).
+    """
+    found = {c: store.count(c, where={"db": db_key}) for c in (DESCRIPTION_INDEX, SCHEMAS_INDEX)}
+    if any(n != tables for n in found.values()):
+        raise IndexCorrupted(f"The index of {db_key!r} is incomplete after writing: {tables} tables, but "
+                             f"{found[DESCRIPTION_INDEX]} descriptions and {found[SCHEMAS_INDEX]} schema documents")
+
+
 def index_tables(
     store: VectorStore,
     db_key: str,
@@ -278,6 +291,7 @@ def build_indexes(
         An :class:`IndexReport` (use ``report.summary()`` for display).
 
     Raises:
+        IndexCorrupted: the store is damaged, vanished during the run, or lacks documents after writing.
         Errors of the schema reader (e.g. connection failures) and of the store (e.g.
         :class:`retrieval.embeddings.EmbeddingModelMissingError`) pass through.
     """
@@ -309,6 +323,7 @@ def build_indexes(
         from retrieval.values import build_value_index
 
         n_values = build_value_index(db, store, tables, sensitive_patterns=sensitive_patterns, progress=progress)
+    verify_tables(store, db.key, len(tables))
     info = {"tables": len(tables), **({"examples": n_examples} if replace_examples else {})}
     snapshot = refresh_snapshot(store, db.key, **info)
     return IndexReport(

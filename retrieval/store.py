@@ -22,6 +22,9 @@ import chromadb
 from chromadb.api.types import EmbeddingFunction
 from chromadb.config import Settings as ChromaSettings
 
+from core.errors import IndexCorrupted
+from retrieval.integrity import check_folder, ensure_present, open_error, probe_collections
+
 DESCRIPTION_INDEX = "description_index"
 SCHEMAS_INDEX = "schemas_index"
 EXAMPLES_INDEX = "examples_index"
@@ -94,21 +97,53 @@ class ChromaStore:
     Raises:
         ValueError: unknown collection name, mismatched list lengths, metadata without ``"db"``, or a delete
             without ``ids`` and ``where``; Chroma's own errors pass through.
+        core.errors.IndexCorrupted: the folder is damaged (on open) or was deleted while open (on use).
+        core.errors.StorageError: the folder cannot be created or written (full or read-only disk).
     """
 
-    def __init__(self, path: Path, embedding_function: EmbeddingFunction[Any]) -> None:
-        """Open (creating it when missing) the Chroma directory ``path``; see the class docstring."""
+    def __init__(self, path: Path | None, embedding_function: EmbeddingFunction[Any], *, client: Any = None) -> None:
+        """Open (creating it when missing) the Chroma directory ``path``; see the class docstring.
+
+        With ``client`` (a ready Chroma client, e.g. ``chromadb.HttpClient`` from :mod:`retrieval.store_factory`)
+        no folder is opened and ``path`` may be None: index manifests are then recomputed from the records.
+
+        Raises:
+            ValueError: neither ``path`` nor ``client`` given.
+        """
+        if client is not None:
+            self.path: Path | None = None if path is None else Path(path)
+            self.embedding_function, self.client = embedding_function, client
+            self._collections: dict[str, Any] = {}
+            return
+        if path is None:
+            raise ValueError("ChromaStore needs a folder path or a Chroma client.")
         self.path = Path(path)
+        check_folder(self.path)  # IndexCorrupted before Chroma's own code meets a truncated file
         self.path.mkdir(parents=True, exist_ok=True)
         self.embedding_function = embedding_function
-        self.client = chromadb.PersistentClient(
-            path=str(self.path), settings=ChromaSettings(anonymized_telemetry=False)
-        )
-        self._collections: dict[str, Any] = {}
+        try:
+            self.client = chromadb.PersistentClient(
+                path=str(self.path), settings=ChromaSettings(anonymized_telemetry=False)
+            )
+        except Exception as exc:  # a damaged chroma.sqlite3 that passed the cheap checks, a full disk...
+            raise open_error(exc, self.path) from None
+        try:
+            probe_collections(self.client, self.path)
+        except IndexCorrupted:
+            self.close()
+            raise
+        self._collections = {}
+        self._local = True  # a folder of this process: checked for deletion on every use
 
     def _collection(self, name: str) -> Any:
-        """The Chroma collection ``name``, created on first use (cosine HNSW space)."""
+        """The Chroma collection ``name``, created on first use (cosine HNSW space).
+
+        Raises:
+            IndexCorrupted: the store's folder was deleted while it was open.
+        """
         _check_collection(name)
+        if getattr(self, "_local", False) and self.path is not None:
+            ensure_present(self.path)
         if name not in self._collections:
             self._collections[name] = self.client.get_or_create_collection(
                 name=name,
@@ -197,6 +232,12 @@ class ChromaStore:
         if not where:
             return int(col.count())
         return len(col.get(where=where, include=[])["ids"])
+
+    def close(self) -> None:
+        """Release the Chroma client (its files are closed when no other client of the folder is open)."""
+        close = getattr(self.client, "close", None)
+        if callable(close):
+            close()
 
     def db_keys(self) -> set[str]:
         """Database keys present in ``description_index``."""

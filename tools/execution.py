@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from database.connection import QueryResult
 from database.simplify import complexity
+from tools.audit import run_audited
 from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently
 
 PREVIEW_ROWS = 10
@@ -34,10 +35,11 @@ def execute_candidates(ctx: ToolContext, candidates: list[dict[str, Any]], paral
 
     Returns ``(outcomes, results)``: one outcome per candidate (``index, strategy, sql, status`` in
     ok | empty | error | invalid, ``row_count``, ``error``, ``signature``) and the query results of the
-    candidates that ran, by candidate index.
+    candidates that ran, by candidate index. Each run is reported to the SQL audit (:mod:`tools.audit`).
     """
     distinct = sorted({str(c["sql"]) for c in candidates if c.get("sql") and not c.get("error")})
-    ran = dict(zip(distinct, run_concurrently(ctx.db.run_query, distinct, parallel), strict=True))
+    ran = dict(zip(distinct, run_concurrently(lambda sql: run_audited(ctx.db, sql), distinct, parallel),
+                   strict=True))
     outcomes, results = [], {}
     for c in candidates:
         out = {"index": c.get("index", 1), "strategy": c.get("strategy", "given"), "sql": c.get("sql"),

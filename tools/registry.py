@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from core.llm import LLMError
+from core.errors import NL2SQLError
 from core.settings import Settings
 from tools.answerability import CheckQuestionTool
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
@@ -105,7 +105,7 @@ class ToolRegistry:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first.get("loc", ()))
             result = ToolResult.failure(f"invalid input for {call.tool}: {where} {first.get('msg')}")
-        except (KeyError, ValueError, LLMError) as exc:
+        except (KeyError, ValueError, NL2SQLError) as exc:  # LLMError, IndexCorrupted, ...
             result = ToolResult.failure(str(exc).strip("'\""))
         except Exception as exc:  # a tool bug must not kill the run; the trace keeps the message
             result = ToolResult.failure(f"{call.tool} crashed: {type(exc).__name__}: {exc}")

@@ -17,7 +17,7 @@ from agent.graph import AgentGraph
 from agent.outcome import Outcome
 from agent.runner import ask
 from records.runs import new_thread_id
-from ui import services
+from ui import identity, services
 from ui.messages import explain
 from ui.render import feedback_widget, show_turn
 
@@ -53,8 +53,8 @@ def open_thread(thread_id: str) -> None:
     st.session_state.thread_id = thread_id
 
 
-def sidebar(database: str) -> None:
-    """New conversation, and the list of past conversations of this database to reopen.
+def sidebar(database: str, user: str | None = None) -> None:
+    """New conversation, and the list of ``user``'s past conversations of this database to reopen.
 
     Drawn last, so a question just answered is listed.
     """
@@ -62,7 +62,7 @@ def sidebar(database: str) -> None:
         st.button("New conversation", icon=":material/add:", width="stretch", on_click=open_thread,
                   args=(new_thread_id(),))
         st.subheader("Conversations")
-        threads = services.run_store().threads(database=database, limit=30)
+        threads = services.run_store().threads(database=database, limit=30, user=user)
         if not threads:
             st.caption("No conversations yet.")
         for t in threads:
@@ -73,8 +73,8 @@ def sidebar(database: str) -> None:
                       args=(t["id"],))
 
 
-def answer(question: str, deps: AgentDeps, graph: AgentGraph, thread_id: str) -> Outcome:
-    """Run one turn with a live status of its steps; always returns an outcome (errors included)."""
+def answer(question: str, deps: AgentDeps, graph: AgentGraph, thread_id: str, user: str | None = None) -> Outcome:
+    """Run one turn for ``user`` with a live status of its steps; always returns an outcome (errors included)."""
     started = time.perf_counter()
     with st.status("Planning...", expanded=True) as status:
         plan: list[dict[str, Any]] = []
@@ -93,7 +93,7 @@ def answer(question: str, deps: AgentDeps, graph: AgentGraph, thread_id: str) ->
                           else f"Writing the answer... ({elapsed})")
 
         try:
-            out = ask(deps, question, graph=graph, thread_id=thread_id, on_event=on_event)
+            out = ask(deps, question, graph=graph, thread_id=thread_id, on_event=on_event, user=user)
         except Exception as exc:  # never lose the conversation: the failure becomes the turn's answer
             out = Outcome.failure(f"{type(exc).__name__}: {exc}", question=question, database=deps.db.key,
                                   thread_id=thread_id, started=started)
@@ -106,6 +106,7 @@ def answer(question: str, deps: AgentDeps, graph: AgentGraph, thread_id: str) ->
 def chat_page() -> None:
     """The analyst's page."""
     cfg = services.settings()
+    me = identity.current_identity(cfg).user
     st.title("Ask your data")
     try:
         deps, graph = services.load_agent()
@@ -121,7 +122,7 @@ def chat_page() -> None:
         st.caption(warm)
     thread_id = current_thread()
     runs, feedback = services.run_store(), services.feedback_store()
-    turns = runs.thread_runs(thread_id)
+    turns = runs.thread_runs(thread_id, user=me)
     question = st.chat_input("Ask a question about the data") or st.session_state.pop("pending_question", None)
     if not turns and not question:
         st.info("Ask a question in plain language, for example *“What was Apple's closing price on the last "
@@ -132,17 +133,17 @@ def chat_page() -> None:
             st.markdown(out.question)
         with st.chat_message("assistant"):
             show_turn(out, cfg, key=out.run_id or str(i))
-            feedback_widget(out, deps, feedback, key=out.run_id or str(i))
+            feedback_widget(out, deps, feedback, key=out.run_id or str(i), user=me)
     if question:
         with st.chat_message("user"):
             st.markdown(question)
         with st.chat_message("assistant"):
             st.session_state.asked = True
-            out = answer(question, deps, graph, thread_id)
+            out = answer(question, deps, graph, thread_id, me)
             try:
-                runs.save_run(out)
+                runs.save_run(out, user=me)
             except Exception as exc:  # the answer is still shown; the failure to store it is reported
                 st.warning(f"This answer could not be saved to the conversation history: {exc}")
             show_turn(out, cfg, key=out.run_id)
-            feedback_widget(out, deps, feedback, key=out.run_id)
-    sidebar(deps.db.key)
+            feedback_widget(out, deps, feedback, key=out.run_id, user=me)
+    sidebar(deps.db.key, me)

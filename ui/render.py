@@ -70,21 +70,21 @@ def show_turn(out: Outcome, settings: Settings, key: str) -> None:
                f"plan: {out.plan_source or '-'}")
 
 
-def feedback_widget(out: Outcome, deps: AgentDeps, store: FeedbackStore, key: str) -> None:
-    """Thumbs up/down with an optional comment for one answer, stored at the first click.
+def feedback_widget(out: Outcome, deps: AgentDeps, store: FeedbackStore, key: str, user: str | None = None) -> None:
+    """Thumbs up/down with an optional comment for one answer, stored at the first click as ``user``'s.
 
-    There is nothing to submit. A thumbs-up is approved as an example at once when ``auto_approve_feedback``
+    Only ``user``'s own feedback on the answer is shown (all feedback when None). There is nothing to submit. A thumbs-up is approved as an example at once when ``auto_approve_feedback``
     is on and its SQL runs.
     """
     run_id = out.run_id
     if not run_id or not out.question:
         return
-    existing = store.find(run_id=run_id, limit=1)
+    existing = store.find(run_id=run_id, limit=1, user=user)
     if not existing:
         choice = st.feedback("thumbs", key=f"fb-{key}")
         if choice is None:
             return
-        record = store.record(out, "up" if choice == 1 else "down")
+        record = store.record(out, "up" if choice == 1 else "down", user=user)
         sent = send_to_langsmith(record, enabled=tracing_enabled())
         if sent:
             record = store.update(record.id, langsmith=sent)

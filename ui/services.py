@@ -20,8 +20,9 @@ from agent.memory import open_checkpointer
 from agent.runner import build_deps
 from agent.warmup import WarmUp, warm_up
 from core.settings import CandidateSpec, Settings
+from records.audit import AuditLog
 from records.feedback import FeedbackStore
-from records.paths import feedback_path, runs_path
+from records.paths import audit_path, feedback_path, runs_path
 from records.runs import RunStore
 
 DepsFactory = Callable[[Settings], AgentDeps]
@@ -74,6 +75,11 @@ def overrides() -> Overrides:
     return ov
 
 
+def lock_overrides() -> None:
+    """Keep this session on the configured settings (``?database=`` and the settings page are for developers)."""
+    st.session_state.overrides = Overrides()
+
+
 def settings() -> Settings:
     """The settings this session runs with."""
     return apply(base_settings(), overrides())
@@ -83,6 +89,7 @@ def settings() -> Settings:
 def _load_agent(ov: Overrides) -> tuple[AgentDeps, AgentGraph]:
     cfg = apply(base_settings(), ov)
     deps = _factory[0](cfg) if _factory else build_deps(cfg)
+    deps.audit = AuditLog(audit_path(cfg)).record  # SQL run for a session's user (ask(user=...)) is audited
     if not _factory:  # scripted models (tests) answer in order: a background call would race with the test
         _start_warm_up(ov, deps)
     return deps, build_graph(checkpointer=open_checkpointer(cfg))
@@ -111,7 +118,8 @@ def warm_up_status() -> str | None:
     if report is None:
         return "Preparing the model for this database (reading the schema prompt once)..."
     if report.ok:
-        return f"Model ready for this database (prompts prepared in {sum(report.seconds.values()):.0f} s)."
+        how = " (restored from the saved prompt cache)" if report.sources.get("generator") == "restored" else ""
+        return f"Model ready for this database (prompts prepared in {sum(report.seconds.values()):.0f} s{how})."
     return f"Model warm-up skipped: {'; '.join(report.errors.values())[:200]}"
 
 

@@ -12,9 +12,11 @@ from core.settings import Settings
 from records.feedback import FeedbackStore
 from records.paths import feedback_path, runs_path
 from records.runs import RunStore
+from tests.unit.state_fixtures import pg_state_db_fixture, state_url_fixture  # noqa: F401 (fixtures)
 
 
-def test_export_round_trip(shop_settings: Settings, tmp_path: Path) -> None:
+def test_export_round_trip(shop_settings: Settings, tmp_path: Path, state_url: str) -> None:
+    shop_settings = shop_settings.model_copy(update={"state_url": state_url})
     runs, store = RunStore(runs_path(shop_settings)), FeedbackStore(feedback_path(shop_settings))
     kept = Outcome(question="How many customers?", sql="SELECT COUNT(*) FROM customers", status="ok",
                    database="shop", index_snapshot="abc123", rows=[[3]], columns=["n"])

@@ -1,4 +1,4 @@
-"""Follow-up questions: per-thread state in a LangGraph SQLite checkpointer, history in the prompts."""
+"""Follow-up questions: per-thread state in a LangGraph checkpointer (SQLite or PostgreSQL), history in the prompts."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from agent.runner import ask, build_deps
 from core.settings import Settings
 from retrieval.store import ChromaStore
 from tests.support.scripted_model import ScriptedChatModel
+from tests.unit.state_fixtures import pg_state_db_fixture, state_url_fixture  # noqa: F401 (fixtures)
 
 PLAN = {"i": 0}
 """The compact plan: no table insights (only asked for when insights are enabled; otherwise the plan is
@@ -34,7 +35,8 @@ def _models() -> dict[str, Any]:
             "judge": ScriptedChatModel(replies=[RuntimeError("not needed")])}
 
 
-def test_follow_up_sees_the_thread_history(shop_settings: Settings, shop_store: ChromaStore) -> None:
+def test_follow_up_sees_the_thread_history(shop_settings: Settings, shop_store: ChromaStore, state_url: str) -> None:
+    shop_settings = shop_settings.model_copy(update={"state_url": state_url})
     models = _models()
     deps = build_deps(shop_settings, llm_overrides=models, store=shop_store)
     graph = build_graph(checkpointer=open_checkpointer(shop_settings))

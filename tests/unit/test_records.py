@@ -30,6 +30,7 @@ from records.review import (
 from records.runs import RunStore
 from retrieval.store import DESCRIPTION_INDEX, EXAMPLES_INDEX, ChromaStore, db_filter
 from tests.unit.app_fixtures import fake_models
+from tests.unit.state_fixtures import pg_state_db_fixture, state_url_fixture  # noqa: F401 (fixtures)
 from tools.manual import run_tool
 from ui.messages import explain
 
@@ -39,8 +40,8 @@ def outcome(question: str = "How many customers are from Brazil?", sql: str | No
                       "database": "shop", "columns": ["n"], "rows": [[2]], "status": "ok", **kw})
 
 
-def test_run_store_keeps_threads_and_runs(tmp_path: Path) -> None:
-    store = RunStore(tmp_path / "runs.sqlite")
+def test_run_store_keeps_threads_and_runs(tmp_path: Path, state_url: str) -> None:
+    store = RunStore(state_url or tmp_path / "runs.sqlite")
     store.save_run(outcome(run_id="a"))
     store.save_run(outcome("And Sweden?", run_id="b", status="error"))
     store.save_run(outcome("Other thread", run_id="c", thread_id="t2"))
@@ -54,8 +55,8 @@ def test_run_store_keeps_threads_and_runs(tmp_path: Path) -> None:
     assert store.thread_runs("t1")[0].total_rows == 1
 
 
-def test_feedback_statuses_and_digest(tmp_path: Path) -> None:
-    store = FeedbackStore(tmp_path / "fb.sqlite")
+def test_feedback_statuses_and_digest(tmp_path: Path, state_url: str) -> None:
+    store = FeedbackStore(state_url or tmp_path / "fb.sqlite")
     up = store.record(outcome(), "up", " good ")
     down = store.record(outcome(run_id="r2"), "down")
     no_sql = store.record(outcome(sql=None, run_id="r3"), "up")
@@ -93,11 +94,11 @@ def test_feedback_goes_to_langsmith_only_when_tracing(tmp_path: Path) -> None:
 
 
 @pytest.fixture()
-def shop(shop_settings: Settings, shop_store: ChromaStore, tmp_path: Path) -> tuple[Database, ChromaStore, FeedbackStore,
+def shop(shop_settings: Settings, shop_store: ChromaStore, tmp_path: Path, state_url: str) -> tuple[Database, ChromaStore, FeedbackStore,
                                                                                    Path]:
     path = tmp_path / "shop.examples.jsonl"
     path.write_text('# examples\n{"question": "How many orders are there?", "sql": "SELECT COUNT(*) FROM orders"}\n')
-    return Database.from_settings(shop_settings), shop_store, FeedbackStore(tmp_path / "fb.sqlite"), path
+    return Database.from_settings(shop_settings), shop_store, FeedbackStore(state_url or tmp_path / "fb.sqlite"), path
 
 
 def indexed(store: ChromaStore, db: Database) -> dict[str, str]:

@@ -1,0 +1,1 @@
+"""Alembic revisions of the records store, oldest first (``0001_initial``, ...)."""
