@@ -130,3 +130,24 @@ def test_parameter_and_coverage_detectors() -> None:
     assert unstated_entity("How many tracks are on the playlist?", words, set()) == "playlist"
     assert unstated_entity("the customer with the most orders", words, set()) is None
     assert unstated_entity("What did the customer buy?", words, {"customer"}) is None
+
+
+def test_person_names_in_masked_columns_are_known_data(tmp_path: Any) -> None:
+    """Masked name columns never reach the prompt or the value index; the names are looked up in place."""
+    import sqlite3
+    import types
+
+    from database.connection import Database
+    from tools.masked_names import capitalised, stored_in_masked_columns
+
+    path = tmp_path / "staff.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE employees (id INTEGER PRIMARY KEY, first_name TEXT, last_name TEXT, "
+                           "reports_to INTEGER); INSERT INTO employees VALUES (1, 'Jane', 'Peacock', 2), "
+                           "(2, 'Nancy', 'Edwards', NULL);")
+    settings = Settings(database_url=f"sqlite:///{path}", local_llm={"auto_start": False}, state_dir=tmp_path)
+    ctx: Any = types.SimpleNamespace(db=Database.from_settings(settings), settings=settings)
+    question = "Who is Jane Peacock's manager? Is Grammy stored?"
+    assert capitalised(question, ["jane", "peacock", "manager", "grammy"]) == ["jane", "peacock", "grammy"]
+    assert stored_in_masked_columns(ctx, question, ["jane", "peacock", "manager", "grammy"]) == {"jane", "peacock"}
+    assert stored_in_masked_columns(ctx, "who is jane?", ["jane"]) == set()  # not written as a name
