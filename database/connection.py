@@ -265,7 +265,11 @@ class Database:
             if deadline is not None and rows and time.monotonic() > deadline:
                 note = f"only the first {len(rows)} rows (time limit of {self.timeout_s:g} s)"
                 break
-            batch = result.fetchmany(min(100, cap + 1 - len(rows)))
+            # batch size follows the rows' size: 1 row first, then as many as the byte budget left allows (a
+            # batch of 100 rows of 10 MB blobs held 1 GB before the byte limit could act)
+            per_row = used // len(rows) if rows else self.max_bytes
+            size = max(1, min(100, (self.max_bytes - used) // max(per_row, 1)))
+            batch = result.fetchmany(min(size, cap + 1 - len(rows)))
             if not batch:
                 break
             for raw in batch:

@@ -63,6 +63,24 @@ def test_result_bytes_and_cells_are_bounded(tmp_path: Path) -> None:
     assert copy.read_bytes() == before
 
 
+def test_big_rows_are_fetched_one_at_a_time_so_memory_stays_near_the_byte_limit(tmp_path: Path) -> None:
+    """Peak Python allocations of a 10 MB-per-row bomb stay near one row plus the byte limit (tracemalloc counts
+    allocations, not time: deterministic). Fetching 100 rows per batch held ~1 GB here before the limit acted."""
+    import tracemalloc
+
+    copy = tmp_path / "chinook.sqlite"
+    shutil.copy(CHINOOK, copy)
+    db = Database(f"sqlite:///{copy}", max_bytes=1_000_000, max_cell_chars=1_000)
+    tracemalloc.start()
+    try:
+        bomb = db.run_query("SELECT zeroblob(9000000) FROM Track")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert bomb.ok and bomb.truncated and len(bomb.rows) == 1
+    assert peak < 40_000_000, f"peak {peak:,} bytes"
+
+
 def test_unknown_engine_and_non_database_file_are_named(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="Unknown database type in URL: 'foobar'"):
         Database("foobar://x")
