@@ -60,7 +60,8 @@ def test_clarify_offers_readings_unless_a_metric_settles_it(shop_settings: Setti
 def test_refuse_needs_uncovered_words_and_the_models_verdict(shop_settings: Settings,
                                                              shop_store: ChromaStore) -> None:
     refuse = {"kind": "refuse", "missing": "customer credit scores", "readings": []}
-    settings = shop_settings
+    settings = shop_settings.model_copy(
+        update={"answerability": shop_settings.answerability.model_copy(update={"llm_check": True})})
     from agent.runner import ask, build_deps
     from tests.support.scripted_model import ScriptedChatModel
 
