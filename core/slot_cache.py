@@ -76,7 +76,7 @@ def prefill(server_root: str, model: str, messages: list[dict[str, str]], local:
     restored = False
     try:
         with httpx.Client(base_url=server_root, timeout=timeout_s, transport=transport) as client:
-            if folder is not None and (folder / name).is_file():
+            if folder is not None:  # the server's own folder may differ from ours (a server started elsewhere)
                 try:
                     _post(client, f"/slots/{WARM_SLOT}?action=restore", {"filename": name})
                     restored = True

@@ -36,6 +36,8 @@ class FakeLlamaServer:
             (self.folder / body["filename"]).write_text(self.cached)
             return httpx.Response(200, json={"n_saved": len(self.cached)})
         if path.endswith("action=restore"):
+            if not (self.folder / body["filename"]).is_file():
+                return httpx.Response(400, json={"error": "failed to open file"})
             self.cached = (self.folder / body["filename"]).read_text()
             return httpx.Response(200, json={"n_restored": len(self.cached)})
         return httpx.Response(404)
