@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 from sqlalchemy import create_engine, make_url, text
-from sqlalchemy.engine import Engine
 
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
 
 from postgres_target import READ_ONLY_ROLE, load  # noqa: E402
+from postgres_target import _wait as wait_for_server  # noqa: E402
 
 from core.settings import DEMO_DB_PATH  # noqa: E402
 
@@ -35,20 +34,6 @@ def _literal(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def _wait(engine: Engine, seconds: float = 120.0) -> None:
-    """Poll until the server accepts connections (compose starts us after its health check; this covers restarts)."""
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            with engine.connect() as conn:
-                conn.execute(text("SELECT 1"))
-            return
-        except Exception:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(1.0)
-
-
 def seed(admin_url: str, state_password: str, reader_password: str) -> None:
     """Create the roles and databases described in the module docstring and load ``markets``.
 
@@ -56,7 +41,7 @@ def seed(admin_url: str, state_password: str, reader_password: str) -> None:
         sqlalchemy.exc.SQLAlchemyError: the server is unreachable after 120 s or refuses a statement.
     """
     admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-    _wait(admin)
+    wait_for_server(admin, 120.0)
     with admin.connect() as conn:
         for role, password in ((STATE_ROLE, state_password), (READ_ONLY_ROLE, reader_password)):
             exists = conn.execute(text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": role}).first()
