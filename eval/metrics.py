@@ -2,7 +2,8 @@
 
 EX compares result multisets, order only when the gold query orders its output; column names are ignored and
 a column permutation is allowed. Tolerant EX (:func:`tolerant_match`) also accepts extra columns, as the seed's
-judge counted: "current price of ASML" answered with the price alone or with the date and currency too.
+judge counted, and fewer columns when only context (no numeric column) is left out: "current price of ASML"
+answered with the price alone or with the date and currency too.
 
 Also a percentile bootstrap confidence interval for means (Efron & Tibshirani 1993).
 """
@@ -72,41 +73,64 @@ MAX_ASSIGNMENTS = 5000
 
 
 def tolerant_match(gold: Sequence[Sequence[Any]], pred: Sequence[Sequence[Any]], *, ordered: bool) -> bool:
-    """Tolerant EX: every gold column's values appear, row-aligned, in a distinct column of ``pred``.
+    """Tolerant EX: the prediction answers with more or with fewer columns than the gold query, row-aligned.
 
-    Same rows count as EX; ``pred`` may have extra columns. Deterministic, no LLM: gold column ``j`` is mapped
-    to a prediction column holding the same values (as a multiset, or in order when ``ordered``), and the
-    mapping is accepted when the prediction projected on it equals the gold rows (as a list when ``ordered``,
-    else as a multiset). Strict EX implies tolerant EX.
+    Same rows count as EX. Wider prediction: every gold column's values appear, row-aligned, in a distinct
+    prediction column (extra columns allowed). Narrower prediction: every prediction column appears, row-aligned,
+    in a distinct gold column, and every gold column left out is context, not a measure: none of them is numeric
+    (only numbers, some present). So "current price of ASML" counts answered with the price alone or with the date
+    and currency too (issue #13's reading), while "latest close of every stock" answered with the tickers alone
+    does not (the close, a number, is missing). Deterministic, no LLM; the row count must be equal; strict EX
+    implies tolerant EX.
     """
     g, p = _rows(gold), _rows(pred)
     if len(g) != len(p):
         return False
     if not g:
         return True
-    width, extra = len(g[0]), len(p[0])
-    if extra < width or any(len(r) != extra for r in p):
+    if any(len(r) != len(g[0]) for r in g) or any(len(r) != len(p[0]) for r in p):
         return False
+    if len(p[0]) >= len(g[0]):
+        return _aligned(p, g, ordered) is not None
+    used = _aligned(g, p, ordered)
+    if used is None:
+        return False
+    left_out = [j for j in range(len(g[0])) if j not in used]
+    return not any(_numeric([r[j] for r in g]) for j in left_out)
+
+
+def _numeric(values: list[Any]) -> bool:
+    present = [v for v in values if v is not None]
+    return bool(present) and all(isinstance(v, int | float) for v in present)
+
+
+def _aligned(wide: list[tuple[Any, ...]], narrow: list[tuple[Any, ...]], ordered: bool) -> tuple[int, ...] | None:
+    """Distinct columns of ``wide`` whose projection equals ``narrow`` (list if ``ordered``, else multiset).
+
+    Returns the column indexes (one per ``narrow`` column), or None when there is none (or after
+    :data:`MAX_ASSIGNMENTS` tries). Both sides have the same, non-zero number of rows.
+    """
+    width, extra = len(narrow[0]), len(wide[0])
 
     def column(rows: list[tuple[Any, ...]], i: int) -> Any:
         values = [r[i] for r in rows]
         return values if ordered else Counter(values)
 
-    options = [[k for k in range(extra) if column(p, k) == column(g, j)] for j in range(width)]
+    options = [[k for k in range(extra) if column(wide, k) == column(narrow, j)] for j in range(width)]
     if any(not o for o in options):
-        return False
-    gold_key: Any = g if ordered else Counter(g)
+        return None
+    narrow_key: Any = narrow if ordered else Counter(narrow)
     tried = 0
     for assignment in itertools.product(*options):
         if len(set(assignment)) < width:
             continue
         tried += 1
         if tried > MAX_ASSIGNMENTS:
-            return False
-        projected = [tuple(r[k] for k in assignment) for r in p]
-        if (projected if ordered else Counter(projected)) == gold_key:
-            return True
-    return False
+            return None
+        projected = [tuple(r[k] for k in assignment) for r in wide]
+        if (projected if ordered else Counter(projected)) == narrow_key:
+            return assignment
+    return None
 
 
 def bootstrap_ci(values: Sequence[float], *, n_boot: int = 2000, alpha: float = 0.05,

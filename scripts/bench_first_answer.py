@@ -43,7 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-warm-up", action="store_true", help="index without the prompt-cache warm-up")
     parser.add_argument("--json", help="write the figures here")
     args = parser.parse_args(argv)
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=600_000)  # the page's first run may wait for the model server (no warm-up)
 
     state = Path(tempfile.mkdtemp(prefix="nl2sql-first-"))
     env = {**os.environ, "NL2SQL_STATE_DIR": str(state)}

@@ -29,3 +29,16 @@ def test_tolerant_needs_every_gold_column_aligned_in_distinct_columns() -> None:
 def test_strict_implies_tolerant() -> None:
     for gold, pred, ordered in [(GOLD, GOLD, True), ([(1, "a")], [("a", 1)], False), ([(3,)], [(3.0,)], True)]:
         assert results_match(gold, pred, ordered=ordered) and tolerant_match(gold, pred, ordered=ordered)
+
+
+def test_tolerant_accepts_fewer_columns_when_only_context_is_left_out() -> None:
+    gold = [("2025-10-31", 101.5, "EUR")]  # "current price of ASML": date, price, currency
+    assert tolerant_match(gold, [(101.5,)], ordered=True)  # the price alone
+    assert tolerant_match([("LVMH", "XPAR")], [("LVMH",)], ordered=False)  # ticker without its exchange
+    assert not tolerant_match(gold, [("2025-10-31",)], ordered=True)  # the price (a number) is missing
+    closes = [("SAP", "2025-10-31", 230.1), ("SIE", "2025-10-31", 211.0)]
+    assert not tolerant_match(closes, [("SAP",), ("SIE",)], ordered=False)  # tickers without their closes
+    assert tolerant_match(closes, [("SAP", 230.1), ("SIE", 211.0)], ordered=False)
+    assert not tolerant_match(closes, [("SAP", 211.0), ("SIE", 230.1)], ordered=False)  # not row-aligned
+    assert not tolerant_match([("a", None), ("b", 2)], [("a",), ("b",)], ordered=False)  # numeric with a NULL
+    assert tolerant_match([("a", None), ("b", None)], [("a",), ("b",)], ordered=False)  # all NULL: no measure
