@@ -3,8 +3,9 @@
 A record says what a business word means *on this database*: a **metric** (a named computation: its SQL
 expression, the joins and filters it always needs, its unit), a **term** (a business word -> the tables,
 columns or values that carry it), a **rule** (how a phrase such as "latest", "this year" or "return over a
-month" is computed here), an **enum** (code -> meaning) or a **synonym** (another name of a table, column or
-value). Typed records with lifelong updates follow RubikSQL; binding metrics to mandatory constraints follows
+month" is computed here), an **enum** (code -> meaning), a **synonym** (another name of a table, column or
+value) or a **view** (a named relation computed by SQL, read by the model like a table and expanded into a WITH
+clause before the query runs; :mod:`knowledge.views`). Typed records with lifelong updates follow RubikSQL; binding metrics to mandatory constraints follows
 BAR-SQL. Every record carries its provenance (human, mined from the query workload, LLM-proposed) and a review
 status; only ``approved`` records reach prompts.
 """
@@ -16,11 +17,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-RecordType = Literal["metric", "term", "rule", "enum", "synonym"]
+from knowledge.view_sql import IDENTIFIER, view_columns
+
+RecordType = Literal["metric", "term", "rule", "enum", "synonym", "view"]
 Provenance = Literal["human", "mined", "llm"]
 Status = Literal["pending", "approved", "rejected"]
 TYPES: tuple[RecordType, ...] = ("rule", "metric", "term", "enum", "synonym")
-"""Record types in the order definitions are rendered."""
+"""Record types in the order definitions are rendered (views are shown with the schema instead)."""
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,79}$")
 
@@ -30,11 +33,13 @@ class KnowledgeRecord(BaseModel):
 
     Attributes:
         id: stable slug, unique in its knowledge base (``market_cap_usd``).
-        type: metric | term | rule | enum | synonym.
-        name: the business phrase (``market cap``); matched in questions together with ``synonyms``.
+        type: metric | term | rule | enum | synonym | view.
+        name: the business phrase (``market cap``); matched in questions together with ``synonyms``. For a view,
+            its SQL identifier (``daily_return``): views are always shown, never matched.
         synonyms: other phrases that mean the same (``market capitalisation``, ``mcap``).
         definition: what it means, in one or two sentences the generator reads.
-        sql: for a metric the SQL expression (``EQ_MSTR.SHR_OUT * EQ_PX_D.PX_LST``), for a rule a pattern.
+        sql: for a metric the SQL expression (``EQ_MSTR.SHR_OUT * EQ_PX_D.PX_LST``), for a rule a pattern, for
+            a view its query (every output column named).
         tables / columns: what it uses (``EQ_PX_D``; ``EQ_PX_D.PX_LST``).
         filters: conditions or joins the metric or rule always needs.
         values: for an enum, code -> meaning.
@@ -52,7 +57,7 @@ class KnowledgeRecord(BaseModel):
     name: str = Field(min_length=1, max_length=120)
     synonyms: list[str] = Field(default_factory=list)
     definition: str = Field(min_length=1, max_length=800)
-    sql: str | None = Field(None, max_length=1200)
+    sql: str | None = Field(None, max_length=4000)
     tables: list[str] = Field(default_factory=list)
     columns: list[str] = Field(default_factory=list)
     filters: list[str] = Field(default_factory=list)
@@ -88,6 +93,10 @@ class KnowledgeRecord(BaseModel):
     def _complete_for_type(self) -> KnowledgeRecord:
         if self.type == "metric" and not self.sql:
             raise ValueError(f"metric {self.id!r} needs its sql expression")
+        if self.type == "view":
+            if not IDENTIFIER.match(self.name):
+                raise ValueError(f"view {self.id!r}: name {self.name!r} must be an SQL identifier (letters, digits, _)")
+            view_columns(self.sql or "")  # ViewError (a ValueError) names the problem
         if self.type == "enum" and not self.values:
             raise ValueError(f"enum {self.id!r} needs values (code: meaning)")
         if self.type == "synonym" and not self.synonyms:
@@ -124,6 +133,10 @@ class KnowledgeBase(BaseModel):
     def approved(self) -> list[KnowledgeRecord]:
         """The records that may reach prompts."""
         return [r for r in self.records if r.status == "approved"]
+
+    def views(self) -> list[KnowledgeRecord]:
+        """The approved view records, in file order (shown with the schema; :mod:`knowledge.views`)."""
+        return [r for r in self.approved() if r.type == "view"]
 
     def get(self, record_id: str) -> KnowledgeRecord | None:
         """The record with ``record_id``, or None."""

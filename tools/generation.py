@@ -20,12 +20,14 @@ from core.llm import LLMError, chat, invoke_structured
 from core.settings import CandidateSpec
 from database.guard import guard_sql
 from database.simplify import simplify_sql
+from knowledge.views import expand_views
 from prompts import generator as prompt
 from prompts.schema_prefix import schema_prefix
 from retrieval.hybrid import load_catalog
 from retrieval.values import ValueMatch
 from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently
 from tools.examples import on_topic, render_examples
+from tools.knowledge import approved_views
 
 _FENCE = re.compile(r"^```(?:sql)?\s*|\s*```$", re.IGNORECASE)
 SQL_MAX_CHARS = 1500
@@ -123,6 +125,8 @@ def write_candidate(ctx: ToolContext, system: str, user: str, spec: CandidateSpe
                     label: str | None = None) -> Candidate:
     """One generator call with ``spec``'s output model and temperature; the SQL is cleaned, guarded, simplified.
 
+    Knowledge views the SQL reads become WITH clauses first (:func:`knowledge.views.expand_views`).
+
     Simplification (:func:`database.simplify.simplify_sql`, when ``generation.simplify_sql``) keeps the result
     and only removes needless aliases and primary-key self-joins.
 
@@ -139,7 +143,7 @@ def write_candidate(ctx: ToolContext, system: str, user: str, spec: CandidateSpe
         cand.error = str(exc)
         return cand
     cand.reasoning = str(getattr(out, "reasoning", "") or "")
-    cand.sql = clean_sql(str(getattr(out, "sql", "")))
+    cand.sql = expand_views(clean_sql(str(getattr(out, "sql", ""))), approved_views(ctx.settings), ctx.db.dialect)
     verdict = guard_sql(cand.sql, ctx.db.dialect)
     if not verdict.ok:
         cand.error = verdict.error

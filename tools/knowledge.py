@@ -7,9 +7,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from core.settings import Settings
 from knowledge.files import KnowledgeFileError, load_knowledge
 from knowledge.lookup import KnowledgeMatcher, definitions_block, select_records
-from knowledge.records import KnowledgeBase
+from knowledge.records import KnowledgeBase, KnowledgeRecord
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
 
 _MATCHERS: dict[Path, tuple[KnowledgeBase, KnowledgeMatcher]] = {}
@@ -21,9 +22,24 @@ def matcher_for(path: Path, kb: KnowledgeBase) -> KnowledgeMatcher:
     with _LOCK:
         cached = _MATCHERS.get(path)
         if cached is None or cached[0] is not kb:
-            cached = (kb, KnowledgeMatcher(kb.approved()))
+            cached = (kb, KnowledgeMatcher([r for r in kb.approved() if r.type != "view"]))
             _MATCHERS[path] = cached
         return cached[1]
+
+
+def approved_views(settings: Settings) -> list[KnowledgeRecord]:
+    """The approved view records of the configured database's knowledge file ([] when off, missing or invalid).
+
+    Views are part of the schema the model reads (:mod:`knowledge.views`), so they follow
+    ``retrieval.use_knowledge`` like the definitions do.
+    """
+    path = settings.resolved_knowledge_path()
+    if not settings.retrieval.use_knowledge or path is None:
+        return []
+    try:
+        return load_knowledge(path).views()
+    except KnowledgeFileError:
+        return []
 
 
 class LookupKnowledgeArgs(BaseModel):

@@ -11,7 +11,8 @@ connected tables, the same for every question) before the question's own tables,
 serves the core block across questions and roles. Join paths between the best-ranked tables vary per question, so
 they are not part of the schema text: they are returned as ``value["join_paths"]`` and the generator puts them
 in the user message (inside the system prompt they cut the cached prefix before the rules: ~500 tokens re-read
-per question on the demo database).
+per question on the demo database). The approved knowledge views (:mod:`knowledge.views`) close the schema text:
+one line each, the same for every question.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ from collections.abc import Callable, Iterable
 from pydantic import BaseModel, Field
 
 from database.joins import JoinGraph, bridge_tables, join_paths
+from knowledge.views import render_views
 from retrieval.hybrid import TableCatalog, load_catalog
 from retrieval.retrievers import TableHit, rank_tables
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
+from tools.knowledge import approved_views
 
 CHARS_PER_TOKEN = 3.5
 """Rough characters per token of DDL-like text (Qwen/OpenAI tokenizers), for budgeting only."""
@@ -183,6 +186,9 @@ class RetrieveSchemaTool(Tool[RetrieveSchemaArgs]):
         paths = join_paths(best, catalog.graph) if args.join_hints else []
         paths = [p for p in paths if all(t in shown for t in _tables_of(p))]
         text = "\n\n".join(h.schema_document for h in chosen)  # question-independent: the cached prefix
+        approved = approved_views(ctx.settings)
+        views = render_views(approved, ctx.db.dialect) if approved else ""
+        text = f"{text}\n\n{views}" if views else text
         return ToolResult(
             ok=True,
             kind="schema",
@@ -194,6 +200,7 @@ class RetrieveSchemaTool(Tool[RetrieveSchemaArgs]):
                 "join_paths": paths,
                 "ranking": [[h.name, round(h.score, 4)] for h in ranked[: 2 * args.k]],
                 "tokens": estimate_tokens(text),
+                "views": bool(views),
                 "snapshot": catalog.snapshot,
             },
         )

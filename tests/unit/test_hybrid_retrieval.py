@@ -8,6 +8,7 @@ from typing import Any, cast
 
 import pytest
 
+from core.settings import Settings
 from database.joins import join_graph
 from database.schema_types import ColumnInfo, ForeignKey, TableInfo
 from retrieval.embeddings import OfflineMiniLM
@@ -23,6 +24,9 @@ from tools.schema_retrieval import (
     estimate_tokens,
     select_within_budget,
 )
+
+NO_KNOWLEDGE = Settings(retrieval={"use_knowledge": False}, local_llm={"auto_start": False})
+"""Settings of the tools' context: no knowledge file (its views would close the schema text)."""
 
 
 @pytest.fixture
@@ -152,7 +156,7 @@ def test_budget_keeps_bridges_before_lower_ranked_tables() -> None:
 
 def test_tool_reports_bridges_join_paths_and_snapshot(store: ChromaStore) -> None:
     index_tables(store, "hr", "sqlite", hr_tables(), sample_rows=0)
-    ctx = cast(Any, types.SimpleNamespace(store=store, db=types.SimpleNamespace(key="hr")))
+    ctx = cast(Any, types.SimpleNamespace(settings=NO_KNOWLEDGE, store=store, db=types.SimpleNamespace(key="hr")))
     tool = RetrieveSchemaTool()
     catalog = load_catalog(store, "hr")
     assert catalog is not None
@@ -171,7 +175,7 @@ def test_tool_reports_bridges_join_paths_and_snapshot(store: ChromaStore) -> Non
     assert "Join paths" not in result.text  # they vary per question: the generator's user message has them
     assert result.value["snapshot"] == snapshot_id(store, "hr")
     missing = tool.run(RetrieveSchemaArgs(query="x"), cast(Any, types.SimpleNamespace(
-        store=store, db=types.SimpleNamespace(key="nope"))))
+        settings=NO_KNOWLEDGE, store=store, db=types.SimpleNamespace(key="nope"))))
     assert not missing.ok and "nl2sql index" in (missing.error or "")
 
 
@@ -208,7 +212,7 @@ def test_schema_prefix_is_byte_identical_across_questions_and_roles(store: Chrom
     catalog = load_catalog(store, "mix")
     assert catalog is not None
     core = sum(estimate_tokens(catalog.schema_doc(n)) for n in ("departments", "employees", "locations"))
-    ctx = cast(Any, types.SimpleNamespace(store=store, db=types.SimpleNamespace(key="mix")))
+    ctx = cast(Any, types.SimpleNamespace(settings=NO_KNOWLEDGE, store=store, db=types.SimpleNamespace(key="mix")))
     texts = [RetrieveSchemaTool().run(RetrieveSchemaArgs(query=q, budget=2 * core + 40, core_fraction=0.5), ctx)
              for q in ("Total refund amount?", "Salary of each employee by city", "Budget per department")]
     assert all(r.ok and r.value["core"] == ["departments", "employees", "locations"] for r in texts)
@@ -230,7 +234,7 @@ def test_whole_schema_system_prompt_is_identical_and_join_paths_go_to_the_user_m
     from tools.generation import GenerateSQLTool, system_prompt
 
     index_tables(store, "mix", "sqlite", [*hr_tables(), *money_tables()], sample_rows=0)
-    ctx = cast(Any, types.SimpleNamespace(store=store, db=types.SimpleNamespace(key="mix", dialect="sqlite"),
+    ctx = cast(Any, types.SimpleNamespace(settings=NO_KNOWLEDGE, store=store, db=types.SimpleNamespace(key="mix", dialect="sqlite"),
                                           history=[]))
     questions = ("How many employees work in each city?", "Total refund amount per invoice?")
     results = [RetrieveSchemaTool().run(RetrieveSchemaArgs(query=q, budget=10_000), ctx) for q in questions]
