@@ -264,6 +264,10 @@ class AnswerabilitySettings(BaseModel):
         5.0, ge=0.0, le=8.0, description="English words at least this frequent (wordfreq Zipf scale) never count as "
         "uncovered (French: this + 0.5).")
     max_tokens: int = Field(120, ge=20, le=1000, description="Completion cap of the answerability call.")
+    synonym_similarity: float = Field(
+        0.55, ge=0.0, le=1.01, description="An uncovered word whose embedding is at least this similar (cosine) to a "
+        "table or column name counts as covered: a synonym of the schema ('gender' for Sex), not missing data "
+        "(retrieval.term_similarity; scripts/measure_answerability.py). Above 1: off.")
 
 
 class ModelPrice(BaseModel):

@@ -13,7 +13,9 @@ already gathered, cheaply on answerable questions:
    values, the business definitions, the linked values, nor among very common English words. "Apple's
    price-to-earnings ratio" on a prices database leaves "earnings" and "ratio" uncovered. The model's refusal
    counts only when the data it names as missing includes an uncovered word: the 1.5B model refused Spider
-   questions for "horsepower", "Year" or "gender" (columns it had been shown); such a verdict is overruled.
+   questions for "horsepower", "Year" or "gender" (columns it had been shown); such a verdict is overruled. A
+   word whose embedding is close to a table or column name ("gender" ~ ``Sex``) is a synonym of the schema, not
+   an uncovered word (:mod:`retrieval.term_similarity`, ``answerability.synonym_similarity``).
 
 Otherwise the answer goes ahead. The result's ``value`` keeps the evidence, so the trace shows why.
 """
@@ -43,7 +45,9 @@ from knowledge.parameters import (
 from knowledge.records import KnowledgeRecord
 from prompts import answerability as prompt
 from prompts.schema_prefix import schema_prefix
+from retrieval.embeddings import get_embedding_function
 from retrieval.hybrid import load_catalog
+from retrieval.term_similarity import nearest_schema_names
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
 from tools.masked_names import stored_in_masked_columns
 
@@ -254,6 +258,7 @@ class CheckQuestionTool(Tool[CheckQuestionArgs]):
         if names:  # a person's name, stored in a masked column: known data, not a missing concept
             evidence["stored_names"] = sorted(names)
             uncovered = [w for w in uncovered if w not in names]
+        uncovered = self._not_synonyms(ctx, uncovered, cfg.synonym_similarity, evidence)
         evidence["uncovered"] = uncovered
         if not uncovered or not cfg.llm_check:
             return done("answer", "all words covered" if not uncovered else "model check off")
@@ -275,6 +280,23 @@ class CheckQuestionTool(Tool[CheckQuestionArgs]):
         if verdict.kind == "clarify" and len(verdict.readings) >= 2:
             return done("clarify", "uncovered words; the model sees several readings", readings=verdict.readings)
         return done("answer", "uncovered words; the model says the schema answers")
+
+    @staticmethod
+    def _not_synonyms(ctx: ToolContext, words: list[str], threshold: float, evidence: dict[str, Any]) -> list[str]:
+        """``words`` less those whose nearest table or column name is at least ``threshold`` similar.
+
+        The nearest names go to ``evidence["nearest"]``; without a catalog or an embedding model every word stays.
+        """
+        catalog = load_catalog(ctx.store, ctx.db.key) if words and ctx.store is not None and threshold <= 1 else None
+        if catalog is None:
+            return words
+        try:
+            nearest = nearest_schema_names(words, catalog, get_embedding_function(ctx.settings))
+        except Exception as exc:  # noqa: BLE001 - a missing or broken embedding model must not stop the answer
+            evidence["nearest_error"] = str(exc)[:200]
+            return words
+        evidence["nearest"] = {w: list(v) for w, v in nearest.items()}
+        return [w for w in words if w not in nearest or nearest[w][1] < threshold]
 
     @staticmethod
     def _entity_words(ctx: ToolContext) -> dict[str, str]:

@@ -84,6 +84,11 @@ def test_refuse_needs_uncovered_words_and_the_models_verdict(shop_settings: Sett
     out, generator = run("How many customers are from Brazil?", refuse)
     assert out.kind == "answer" and out.rows == [[2]]
     assert all("decide whether" not in _prompt_text(p) for p in generator.prompts)
+    # "nation" is in no schema text, but its embedding is close to the column country: a synonym, no model call
+    out, generator = run("How many customers are there in each nation?", refuse)
+    assert out.kind == "answer" and all("decide whether" not in _prompt_text(p) for p in generator.prompts)
+    check = next(t for t in out.trace if t.get("tool") == "check_question")
+    assert check["output"] == "answer"
     off = settings.model_copy(update={"answerability": settings.answerability.model_copy(update={"enabled": False})})
     settings = off
     out, _ = run("What is the credit score of Ana?", refuse)

@@ -1,0 +1,115 @@
+"""How often the answerability check would ask the model, per expected kind, at several synonym thresholds.
+
+No LLM is called: each question runs the default plan's evidence steps (schema, examples, values, knowledge)
+and ``check_question`` with ``answerability.llm_check`` off, which records the question's *uncovered* words and,
+for each, the nearest table or column name with its embedding similarity (``retrieval.term_similarity``). A
+question reaches the model check (and so may be refused) only when some uncovered word remains, so:
+
+* on answerable questions (Spider dev, the demo gold set), the share that still has uncovered words bounds the
+  EX the check can cost (each such question risks a false refusal);
+* on the boundary set's ``refuse`` questions, that share bounds the refusals the check can still make.
+
+For every threshold in ``--thresholds`` the script prints both shares, as the ``synonym_similarity`` setting
+would give them, and the words with their nearest names (``--words``). Follow-ups and clarifications decided
+from the knowledge records (no model) are counted separately.
+
+    python scripts/measure_answerability.py --dataset spider --path data/spider-dev --sample 200 --seed 2026
+    python scripts/measure_answerability.py --dataset file --path eval/boundary/boundary.jsonl --words
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agent.context import AgentDeps  # noqa: E402
+from agent.plan import default_plan, resolve_refs  # noqa: E402
+from core.llm import LLMProvider, UsageLog  # noqa: E402
+from core.settings import Settings  # noqa: E402
+from database.connection import Database  # noqa: E402
+from eval.datasets import select  # noqa: E402
+from eval.runner import load_dataset, prepare_store  # noqa: E402
+from retrieval.embeddings import get_embedding_function  # noqa: E402
+from retrieval.store import ChromaStore  # noqa: E402
+from tools.base import ToolCall, ToolResult  # noqa: E402
+from tools.registry import default_registry  # noqa: E402
+
+
+def evidence(deps: AgentDeps, question: str) -> dict[str, Any]:
+    """The ``check_question`` result value for ``question`` (its evidence steps run first; no LLM call)."""
+    registry = deps.registry
+    results: dict[str, ToolResult] = {}
+    for step in default_plan(question, registry).steps:
+        refs = {r: results[r] for r in step.references() if r in results}
+        call = ToolCall(question, step.id, step.tool, resolve_refs(step.input, lambda r: results[r].text), refs)
+        results[step.id] = registry.run(call, deps.context(UsageLog()))
+        if step.tool == "check_question":
+            return dict(results[step.id].value)
+    return {}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Collect the evidence of every question, then print the shares per threshold."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--dataset", choices=["demo", "spider", "file"], default="demo")
+    parser.add_argument("--path")
+    parser.add_argument("--sample", type=int)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--limit", type=int)
+    parser.add_argument("--thresholds", default="0.5,0.55,0.6,0.65,0.7,0.8,1.01")
+    parser.add_argument("--chroma", help="Chroma folder (default: a fresh temporary one)")
+    parser.add_argument("--words", action="store_true", help="list every uncovered word with its nearest name")
+    parser.add_argument("--json", help="write the per-question evidence here")
+    args = parser.parse_args(argv)
+    base = Settings()
+    settings = base.model_copy(update={"answerability": base.answerability.model_copy(
+        update={"llm_check": False, "synonym_similarity": 1.0})})
+    all_items = load_dataset(args.dataset, args.path)
+    items = select(all_items, limit=args.limit, sample=args.sample, seed=args.seed)
+    chroma = Path(args.chroma) if args.chroma else Path(tempfile.mkdtemp(prefix="nl2sql-answerability-"))
+    store = ChromaStore(chroma, get_embedding_function(settings))
+    prepare_store(store, settings, all_items, items, per_db=40, seed=args.seed)
+    llms = LLMProvider(settings)  # never called: the evidence steps and the check (llm_check off) use no model
+    agents: dict[str, AgentDeps] = {}
+    rows = []
+    for item in items:
+        if item.database_url not in agents:
+            cfg = settings.with_database(item.database_url)
+            agents[item.database_url] = AgentDeps(cfg, Database.from_settings(cfg), store, llms, default_registry())
+        value = evidence(agents[item.database_url], item.question)
+        ev = value.get("evidence", {})
+        nearest = ev.get("nearest", {})
+        rows.append({"qid": item.qid, "expect": item.expect, "question": item.question, "kind": value.get("kind"),
+                     "rule": ev.get("rule"), "uncovered": {w: nearest.get(w, ["", 0.0]) for w in ev.get("uncovered", [])}})
+    by_kind = Counter(r["expect"] for r in rows)
+    decided = Counter(r["expect"] for r in rows if r["kind"] != "answer")
+    print(f"{len(rows)} questions: " + ", ".join(f"{k} {n}" for k, n in sorted(by_kind.items())))
+    print("decided without a model (follow_up/clarify from records): "
+          + ", ".join(f"{k} {decided[k]}/{n}" for k, n in sorted(by_kind.items())))
+    print(f"{'threshold':>9}  " + "  ".join(f"{k + ' to model':>18}" for k in sorted(by_kind)))
+    for t in (float(x) for x in args.thresholds.split(",")):
+        shares = []
+        for kind in sorted(by_kind):
+            left = [r for r in rows if r["expect"] == kind and r["kind"] == "answer"
+                    and any(sim < t for _, sim in r["uncovered"].values())]
+            shares.append(f"{len(left):>3}/{by_kind[kind]:<3} {100 * len(left) / by_kind[kind]:5.1f}%")
+        print(f"{t:9.2f}  " + "  ".join(f"{s:>18}" for s in shares))
+    if args.words:
+        for r in rows:
+            if r["uncovered"]:
+                words = ", ".join(f"{w}~{n[0]!r} {n[1]:.2f}" for w, n in r["uncovered"].items())
+                print(f"{r['expect']:9} {r['qid']:14} {words}  | {r['question'][:70]}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
