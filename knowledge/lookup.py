@@ -18,9 +18,10 @@ from dataclasses import dataclass
 import ahocorasick
 
 from knowledge.records import TYPES, KnowledgeRecord
+from knowledge.view_sql import ViewError, view_columns
 
-DEFAULT_BUDGETS: dict[str, int] = {"rule": 180, "metric": 240, "term": 200, "enum": 70, "synonym": 70}
-"""Prompt tokens per record type in the definitions block (760 at most; on the local 2-core model every
+DEFAULT_BUDGETS: dict[str, int] = {"view": 120, "rule": 180, "metric": 240, "term": 200, "enum": 70, "synonym": 70}
+"""Prompt tokens per record type in the definitions block (880 at most; on the local 2-core model every
 uncached prompt token costs ~14 ms, and this block changes with the question)."""
 
 PARTIAL_SHARE = 0.75
@@ -102,7 +103,18 @@ def estimate_tokens(text: str) -> int:
 
 
 def render_record(record: KnowledgeRecord) -> str:
-    """One definitions line: ``- metric "market cap" (USD): definition SQL: ... Needs: ...``."""
+    """One definitions line: ``- metric "market cap" (USD): definition SQL: ... Needs: ...``.
+
+    A view is shown as the table it stands for, ``- view daily_return(EQ_ID, ...): definition. Read it like a
+    table.`` (its SQL is expanded into the query later, :mod:`knowledge.views`).
+    """
+    if record.type == "view":
+        try:
+            columns = ", ".join(view_columns(record.sql or ""))
+        except ViewError:
+            columns = "..."
+        return (f"- view {record.name}({columns}): {' '.join(record.definition.split())}. "
+                f"Read it like a table (FROM {record.name}) instead of recomputing it.")
     head = f'- {record.type} "{record.name}"' + (f" ({record.unit})" if record.unit else "")
     parts = [f"{head}: {' '.join(record.definition.split())}"]
     if record.sql:
@@ -156,6 +168,8 @@ def cited(records: Sequence[KnowledgeRecord], sql: str) -> list[str]:
     names = []
     for record in records:
         marks = [c.rsplit(".", 1)[-1].lower() for c in record.columns] + [t.lower() for t in record.tables]
+        if record.type == "view":
+            marks = [record.name.lower()]
         if not marks or any(re.search(rf"\b{re.escape(m)}\b", text) for m in marks):
             names.append(record.name)
     return names

@@ -22,8 +22,8 @@ from knowledge.view_sql import IDENTIFIER, view_columns
 RecordType = Literal["metric", "term", "rule", "enum", "synonym", "view"]
 Provenance = Literal["human", "mined", "llm"]
 Status = Literal["pending", "approved", "rejected"]
-TYPES: tuple[RecordType, ...] = ("rule", "metric", "term", "enum", "synonym")
-"""Record types in the order definitions are rendered (views are shown with the schema instead)."""
+TYPES: tuple[RecordType, ...] = ("view", "rule", "metric", "term", "enum", "synonym")
+"""Record types in the order definitions are rendered (views are also listed with the schema)."""
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,79}$")
 
@@ -35,7 +35,8 @@ class KnowledgeRecord(BaseModel):
         id: stable slug, unique in its knowledge base (``market_cap_usd``).
         type: metric | term | rule | enum | synonym | view.
         name: the business phrase (``market cap``); matched in questions together with ``synonyms``. For a view,
-            its SQL identifier (``daily_return``): views are always shown, never matched.
+            its SQL identifier (``daily_return``): every view is listed with the schema, and a view matched by a
+            synonym is also shown in the definitions block, next to the question.
         synonyms: other phrases that mean the same (``market capitalisation``, ``mcap``).
         definition: what it means, in one or two sentences the generator reads.
         sql: for a metric the SQL expression (``EQ_MSTR.SHR_OUT * EQ_PX_D.PX_LST``), for a rule a pattern, for

@@ -22,7 +22,8 @@ from sqlglot import exp
 from knowledge.records import KnowledgeRecord
 from knowledge.view_sql import IDENTIFIER, ViewError, view_columns
 
-HEADER = "Knowledge views (read them like tables; each line: name(columns) -- meaning):\n"
+HEADER = ("Knowledge views: ready tables computed from the tables above; read them like tables instead of recomputing "
+          "what they hold (name(columns) -- meaning):\n")
 
 
 def render_views(views: Sequence[KnowledgeRecord], dialect: str = "sqlite") -> str:

@@ -15,6 +15,11 @@ from the knowledge records (no model) are counted separately.
 
     python scripts/measure_answerability.py --dataset spider --path data/spider-dev --sample 200 --seed 2026
     python scripts/measure_answerability.py --dataset file --path eval/boundary/boundary.jsonl --words
+
+With ``--llm`` the check runs as configured but with ``answerability.llm_check`` on and the real model (one short
+call per question that still has uncovered words, nothing else: no SQL is written), and the script prints the
+decided kind per expected kind: the boundary set's kind accuracy, and on answerable questions the false
+refusals, which are all the EX the check can cost (``--ex RUN.jsonl`` names those a run had right).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agent.context import AgentDeps  # noqa: E402
 from agent.plan import default_plan, resolve_refs  # noqa: E402
 from core.llm import LLMProvider, UsageLog  # noqa: E402
+from core.local_server import ensure_local_server  # noqa: E402
 from core.settings import Settings  # noqa: E402
 from database.connection import Database  # noqa: E402
 from eval.datasets import select  # noqa: E402
@@ -55,6 +61,26 @@ def evidence(deps: AgentDeps, question: str) -> dict[str, Any]:
     return {}
 
 
+def report_llm(rows: list[dict[str, Any]], ex_path: str | None) -> None:
+    """Decided kinds per expected kind, kind accuracy, and the refused answerable questions (with their EX)."""
+    right = {}
+    if ex_path:
+        right = {r["qid"]: r.get("ex") for r in map(json.loads, Path(ex_path).read_text().splitlines()) if r}
+    correct = sum(r["kind"] == r["expect"] for r in rows)
+    print(f"kind accuracy {correct}/{len(rows)} = {100 * correct / len(rows):.1f}%")
+    for kind in sorted({r["expect"] for r in rows}):
+        got = Counter(r["kind"] for r in rows if r["expect"] == kind)
+        print(f"  expected {kind:9}: " + ", ".join(f"{k} {n}" for k, n in got.most_common()))
+    for r in rows:
+        if r["kind"] != r["expect"]:
+            ex = f" (EX in the run: {right.get(r['qid'])})" if right else ""
+            print(f"  {r['qid']:14} expected {r['expect']:9} got {r['kind']:9}{ex} missing={r['missing']!r} "
+                  f"| {r['question'][:70]}")
+    if right:
+        lost = [r["qid"] for r in rows if r["expect"] == "answer" and r["kind"] != "answer" and right.get(r["qid"])]
+        print(f"answerable questions the run had right and the check would not answer: {len(lost)} {lost}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Collect the evidence of every question, then print the shares per threshold."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -67,16 +93,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chroma", help="Chroma folder (default: a fresh temporary one)")
     parser.add_argument("--words", action="store_true", help="list every uncovered word with its nearest name")
     parser.add_argument("--json", help="write the per-question evidence here")
+    parser.add_argument("--llm", action="store_true", help="decide with the model check on (real model calls)")
+    parser.add_argument("--ex", help="with --llm: an eval run's records (JSONL) to count refused questions it had right")
     args = parser.parse_args(argv)
     base = Settings()
-    settings = base.model_copy(update={"answerability": base.answerability.model_copy(
-        update={"llm_check": False, "synonym_similarity": 1.0})})
+    check = {"llm_check": True} if args.llm else {"llm_check": False, "synonym_similarity": 1.0}
+    settings = base.model_copy(update={"answerability": base.answerability.model_copy(update=check)})
     all_items = load_dataset(args.dataset, args.path)
     items = select(all_items, limit=args.limit, sample=args.sample, seed=args.seed)
     chroma = Path(args.chroma) if args.chroma else Path(tempfile.mkdtemp(prefix="nl2sql-answerability-"))
     store = ChromaStore(chroma, get_embedding_function(settings))
     prepare_store(store, settings, all_items, items, per_db=40, seed=args.seed)
-    llms = LLMProvider(settings)  # never called: the evidence steps and the check (llm_check off) use no model
+    if args.llm and settings.uses_local_llm():
+        ensure_local_server(settings)
+    llms = LLMProvider(settings)  # without --llm never called: the evidence steps and the check use no model
     agents: dict[str, AgentDeps] = {}
     rows = []
     for item in items:
@@ -87,7 +117,13 @@ def main(argv: list[str] | None = None) -> int:
         ev = value.get("evidence", {})
         nearest = ev.get("nearest", {})
         rows.append({"qid": item.qid, "expect": item.expect, "question": item.question, "kind": value.get("kind"),
-                     "rule": ev.get("rule"), "uncovered": {w: nearest.get(w, ["", 0.0]) for w in ev.get("uncovered", [])}})
+                     "rule": ev.get("rule"), "missing": value.get("missing"),
+                     "uncovered": {w: nearest.get(w, ["", 0.0]) for w in ev.get("uncovered", [])}})
+    if args.llm:
+        report_llm(rows, args.ex)
+        if args.json:
+            Path(args.json).write_text(json.dumps(rows, indent=1))
+        return 0
     by_kind = Counter(r["expect"] for r in rows)
     decided = Counter(r["expect"] for r in rows if r["kind"] != "answer")
     print(f"{len(rows)} questions: " + ", ".join(f"{k} {n}" for k, n in sorted(by_kind.items())))

@@ -22,7 +22,7 @@ def matcher_for(path: Path, kb: KnowledgeBase) -> KnowledgeMatcher:
     with _LOCK:
         cached = _MATCHERS.get(path)
         if cached is None or cached[0] is not kb:
-            cached = (kb, KnowledgeMatcher([r for r in kb.approved() if r.type != "view"]))
+            cached = (kb, KnowledgeMatcher(kb.approved()))
             _MATCHERS[path] = cached
         return cached[1]
 

@@ -92,3 +92,17 @@ def test_demo_views_are_valid_and_run_on_the_demo_database() -> None:
         for v in views:
             sql = expand_views(f"SELECT COUNT(*) FROM {v.name}", views)
             assert con.execute(sql).fetchone()[0] > 0, v.name
+
+
+def test_a_view_matched_by_a_synonym_is_shown_next_to_the_question_and_cited() -> None:
+    from knowledge.lookup import KnowledgeMatcher, cited, definitions_block, select_records
+
+    spend = view("customer_spend", SPEND).model_copy(update={"synonyms": ["total spend", "spending"]})
+    other = view("big_spender", BIG)
+    matcher = KnowledgeMatcher([spend, other])
+    chosen = select_records([spend, other], matcher.match("Total spend of each customer?"))
+    block = definitions_block(chosen)
+    assert [r.id for r in chosen] == ["view_customer_spend"]
+    assert "- view customer_spend(customer_id, name, spend): customer_spend per customer. Read it like a table" in block
+    expanded = expand_views("SELECT name, spend FROM customer_spend", [spend])
+    assert cited(chosen, expanded) == ["customer_spend"] and cited(chosen, "SELECT 1") == []
