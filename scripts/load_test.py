@@ -117,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chroma-url", default="", help="a Chroma server shared by the processes (default: a folder)")
     parser.add_argument("--questions", type=int, default=50, help="concurrent questions, one user each")
     parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the workers (a pool whose "
+                        "worker process died waits forever otherwise)")
     args = parser.parse_args(argv)
     if args.questions < 1 or args.processes < 1:
         parser.error("--questions and --processes must be at least 1")
@@ -129,7 +131,12 @@ def main(argv: list[str] | None = None) -> int:
     jobs = [(args.state_url, args.chroma_url, str(work), numbers[p::args.processes]) for p in range(args.processes)]
     started = time.perf_counter()
     with multiprocessing.get_context("spawn").Pool(args.processes) as pool:
-        results = [r for chunk in pool.map(_worker, [j for j in jobs if j[3]]) for r in chunk]
+        try:
+            chunks = pool.map_async(_worker, [j for j in jobs if j[3]]).get(timeout=args.timeout)
+        except multiprocessing.TimeoutError:
+            print(f"FAIL: the workers did not finish within {args.timeout:.0f} s (did a worker process die?)")
+            return 1
+    results = [r for chunk in chunks for r in chunk]
     wall = time.perf_counter() - started
     problems = _check(settings, results)
     seconds = sorted(r["seconds"] for r in results)
