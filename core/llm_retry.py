@@ -31,17 +31,40 @@ from core.settings import LLMSettings
 T = TypeVar("T")
 
 _DEADLINE: ContextVar[float | None] = ContextVar("nl2sql_question_deadline", default=None)
+_STARTED: ContextVar[float | None] = ContextVar("nl2sql_question_started", default=None)
 _TRANSIENT_STATUS = {408, 409, 429}
 
 
 @contextmanager
 def question_deadline(seconds: float | None) -> Iterator[None]:
-    """Within the block, LLM retries stop ``seconds`` (wall time) from now; None: no deadline."""
-    token = _DEADLINE.set(None if seconds is None else time.monotonic() + seconds)
+    """Within the block, LLM retries stop ``seconds`` (wall time) from now; None: no deadline.
+
+    The block is also the question's clock (:func:`question_elapsed`).
+    """
+    now = time.monotonic()
+    token = _DEADLINE.set(None if seconds is None else now + seconds)
+    started = _STARTED.set(now)
     try:
         yield
     finally:
         _DEADLINE.reset(token)
+        _STARTED.reset(started)
+
+
+def question_elapsed() -> float | None:
+    """Seconds since the current question started (its :func:`question_deadline` block), or None outside one."""
+    started = _STARTED.get()
+    return None if started is None else time.monotonic() - started
+
+
+def fallback_allowed(budget_s: float | None) -> bool:
+    """Whether a fallback LLM step (a later cascade candidate, a verifier repair) may still start.
+
+    False once the current question has run ``budget_s`` seconds; always True without a budget or outside a
+    question.
+    """
+    elapsed = question_elapsed()
+    return budget_s is None or elapsed is None or elapsed < budget_s
 
 
 def remaining_budget() -> float | None:

@@ -247,6 +247,10 @@ class GenerationSettings(BaseModel):
         0.6, ge=0.0, le=1.0, description="Verifier repairs when the judge's best normalised score is below this."
     )
     verifier_retries: int = Field(2, ge=0, le=5, description="Repair attempts of the verifier.")
+    fallback_budget_s: float | None = Field(
+        None, gt=0, description="Soft time budget of a question in seconds: once it has run this long, no further "
+        "cascade candidate or verifier repair starts and the best result so far is the answer (the p95 latency "
+        "lever; scripts/simulate_budget.py replays it on evaluation records). None: no budget.")
     probe_limit: int = Field(3, ge=0, le=10, description="Read-only probe queries per repair attempt.")
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, Field, create_model
 
 from core.llm import LLMError, chat, invoke_structured
+from core.llm_retry import fallback_allowed
 from core.settings import CandidateSpec
 from database.guard import guard_sql
 from database.simplify import simplify_sql
@@ -226,13 +227,16 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
                  items: list[tuple[int, CandidateSpec]], ctx: ToolContext, *, has_hints: bool) -> list[Candidate]:
         """Candidates in order until one runs (read-only dry run) and returns rows; the rest are not made.
 
-        When a candidate that saw value hints runs but returns no rows, the next candidates are written without
+        No further candidate starts once the question has run ``generation.fallback_budget_s`` seconds. When a
+        candidate that saw value hints runs but returns no rows, the next candidates are written without
         the hints: a value linked to a common word (a track called 'Country Feedback' for "country") makes an
         empty filter, and the fallback should not repeat it.
         """
-        made = []
+        made: list[Candidate] = []
         hints = True
         for item in items:
+            if made and not fallback_allowed(ctx.settings.generation.fallback_budget_s):
+                break  # the question's soft time budget is spent: answer with what is there
             cand = one(item, hints)
             made.append(cand)
             if cand.sql and not cand.error:

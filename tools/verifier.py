@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from core.llm_retry import fallback_allowed
 from core.settings import CandidateSpec
 from prompts import verifier as prompt
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
@@ -82,6 +83,9 @@ class VerifySQLTool(Tool[VerifyArgs]):
         # an empty result may be the right answer (nothing matches): one repair attempt, not all of them
         attempts_allowed = min(1, gen.verifier_retries) if args.ok and value.get("all_empty") else gen.verifier_retries
         for attempt in range(attempts_allowed):
+            if not fallback_allowed(gen.fallback_budget_s):
+                attempts.append({"attempt": attempt + 1, "problem": problem, "outcome": "not started: time budget"})
+                break
             probes = run_probes(ctx.db, plan_probes(sql, ctx.db.dialect, problem, gen.probe_limit))
             user = prompt.USER.format(
                 context=value.get("context", ""), question=value.get("question", ""), sql=sql, problem=problem,

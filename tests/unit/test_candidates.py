@@ -256,3 +256,23 @@ def test_low_judge_score_triggers_repair_and_rejudging(shop_settings: Settings) 
     assert verified["verifier"]["repaired"] and len(judge.prompts) == 2
     assert verified["sql"] == repaired and verified["rows"] == [[2]]
     assert json.dumps(verified, default=str)  # JSON-friendly for the trace
+
+
+def test_no_fallback_candidate_starts_once_the_question_budget_is_spent(shop_settings: Settings,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    import core.llm_retry as clock
+
+    settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
+        update={"candidates": CandidateSpec.parse_list("direct,qp,dc"), "cascade": True, "fallback_budget_s": 30.0})})
+    failing = _by_strategy({"dc": cand(GOOD), "qp": cand(GOOD), "repair": cand("SELECT nope FROM customers")})
+    monkeypatch.setattr(clock, "question_elapsed", lambda: 31.0)  # the first candidate took the whole budget
+    res = _run(GenerateSQLTool(), _ctx(settings, generator=failing), _schema_ref())
+    assert [c["strategy"] for c in res.value["candidates"]] == ["direct"] and len(failing.prompts) == 1
+    monkeypatch.setattr(clock, "question_elapsed", lambda: 29.0)
+    res = _run(GenerateSQLTool(), _ctx(settings, generator=failing), _schema_ref())
+    assert [c["strategy"] for c in res.value["candidates"]] == ["direct", "query_plan"]
+    monkeypatch.setattr(clock, "question_elapsed", lambda: None)  # outside a question: no budget applies
+    assert clock.fallback_allowed(30.0) and clock.fallback_allowed(None)
+    with clock.question_deadline(None):
+        monkeypatch.undo()
+        assert clock.question_elapsed() is not None and clock.fallback_allowed(1e9)
