@@ -93,3 +93,39 @@ def expand_views(sql: str, views: Iterable[KnowledgeRecord], dialect: str = "sql
     else:
         tree.set(key, exp.With(expressions=ctes))
     return tree.sql(dialect=dialect)
+
+
+def contract_views(sql: str, views: Iterable[KnowledgeRecord], dialect: str = "sqlite") -> str:
+    """The inverse of :func:`expand_views`: drop each CTE that is exactly a view's definition, so the query reads it.
+
+    Few-shot examples and approved feedback are stored expanded (they run anywhere); shown to the model with the
+    views in the schema, ``WITH daily_return AS (<its SQL>) SELECT ... FROM daily_return`` becomes ``SELECT ...
+    FROM daily_return``, which teaches the model to read the view. A CTE whose body differs from the view's SQL
+    (even slightly) is kept. Returns ``sql`` unchanged when nothing matches or it does not parse. Never raises.
+    """
+    bodies: dict[str, str] = {}
+    for view in views:
+        if view.sql and IDENTIFIER.match(view.name):
+            try:
+                bodies[view.name.lower()] = sqlglot.parse_one(view.sql, read=dialect).sql(dialect=dialect)
+            except sqlglot.errors.SqlglotError:
+                continue
+    if not bodies or "with" not in sql.lower():
+        return sql
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except sqlglot.errors.SqlglotError:
+        return sql
+    key = "with_" if "with_" in tree.arg_types else "with"
+    existing = tree.args.get(key)
+    if existing is None:
+        return sql
+    kept = [c for c in existing.expressions
+            if bodies.get(c.alias_or_name.lower()) != c.this.sql(dialect=dialect)]
+    if len(kept) == len(existing.expressions):
+        return sql
+    if kept:
+        existing.set("expressions", kept)
+    else:
+        tree.set(key, None)
+    return str(tree.sql(dialect=dialect))

@@ -21,7 +21,7 @@ from core.llm_retry import fallback_allowed
 from core.settings import CandidateSpec
 from database.guard import guard_sql
 from database.simplify import simplify_sql
-from knowledge.views import expand_views
+from knowledge.views import contract_views, expand_views
 from prompts import generator as prompt
 from prompts.schema_prefix import schema_prefix
 from retrieval.hybrid import load_catalog
@@ -178,6 +178,9 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
             raise ValueError("generate_sql needs the result of a successful retrieve_schema step")
         ranking = [pair for r in schemas for pair in r.value.get("ranking", [])]
         found = [ex for r in call.referenced("examples") for ex in r.value.get("examples", [])]
+        views = approved_views(ctx.settings)
+        if views:  # stored expanded; shown reading the views, as the model should write them
+            found = [{**ex, "sql": contract_views(str(ex.get("sql", "")), views, ctx.db.dialect)} for ex in found]
         examples = render_examples(on_topic(found, ranking, ctx.db.dialect)) if found else "\n".join(
             r.text for r in call.referenced("examples") if r.text)
         insights = "\n".join(r.text for r in call.referenced("insights") if r.text)

@@ -106,3 +106,28 @@ def test_a_view_matched_by_a_synonym_is_shown_next_to_the_question_and_cited() -
     assert "- view customer_spend(customer_id, name, spend): customer_spend per customer. Read it like a table" in block
     expanded = expand_views("SELECT name, spend FROM customer_spend", [spend])
     assert cited(chosen, expanded) == ["customer_spend"] and cited(chosen, "SELECT 1") == []
+
+
+def test_stored_examples_are_shown_reading_the_views_they_expand(shop_db) -> None:  # type: ignore[no-untyped-def]
+    from knowledge.views import contract_views
+
+    views = [view("customer_spend", SPEND), view("big_spender", BIG)]
+    written = "WITH top AS (SELECT * FROM big_spender) SELECT name FROM top"
+    stored = expand_views(written, views)
+    assert contract_views(stored, views) == written
+    with sqlite3.connect(shop_db) as con:
+        assert con.execute(stored).fetchall() == [("Ana",)]
+    edited = stored.replace("spend > 20", "spend > 5")  # no longer the view's definition: kept as written
+    assert "big_spender AS" in contract_views(edited, views)
+    assert contract_views("SELECT 1", views) == "SELECT 1" and contract_views("WITH (", views) == "WITH ("
+
+
+def test_demo_examples_with_views_run_and_are_shown_reading_them() -> None:
+    import json
+
+    from knowledge.views import contract_views
+
+    kb = load_knowledge(PROJECT_ROOT / "data" / "markets" / "markets.knowledge.yaml")
+    lines = (PROJECT_ROOT / "data" / "markets" / "markets.examples.jsonl").read_text().splitlines()
+    shown = [contract_views(json.loads(line)["sql"], kb.views()) for line in lines if line.strip()]
+    assert sum(any(f"FROM {v.name}" in s for v in kb.views()) for s in shown) >= 6
