@@ -83,8 +83,8 @@ def test_the_agent_shows_views_with_the_schema_and_runs_the_expanded_sql(
 
 def test_demo_views_are_valid_and_run_on_the_demo_database() -> None:
     kb = load_knowledge(PROJECT_ROOT / "data" / "markets" / "markets.knowledge.yaml")
-    views = kb.views()
-    assert len(views) >= 6
+    views = [r for r in kb.records if r.type == "view"]
+    assert len(views) >= 6 and not kb.views()  # written, held pending: the 1.5B model did not use them well
     db = PROJECT_ROOT / "data" / "markets" / "markets.sqlite"
     if not db.exists():
         pytest.skip("the demo database is built by `nl2sql setup`")
@@ -120,14 +120,3 @@ def test_stored_examples_are_shown_reading_the_views_they_expand(shop_db) -> Non
     edited = stored.replace("spend > 20", "spend > 5")  # no longer the view's definition: kept as written
     assert "big_spender AS" in contract_views(edited, views)
     assert contract_views("SELECT 1", views) == "SELECT 1" and contract_views("WITH (", views) == "WITH ("
-
-
-def test_demo_examples_with_views_run_and_are_shown_reading_them() -> None:
-    import json
-
-    from knowledge.views import contract_views
-
-    kb = load_knowledge(PROJECT_ROOT / "data" / "markets" / "markets.knowledge.yaml")
-    lines = (PROJECT_ROOT / "data" / "markets" / "markets.examples.jsonl").read_text().splitlines()
-    shown = [contract_views(json.loads(line)["sql"], kb.views()) for line in lines if line.strip()]
-    assert sum(any(f"FROM {v.name}" in s for v in kb.views()) for s in shown) >= 6
