@@ -25,7 +25,7 @@ from core.slot_cache import prefill
 from prompts import generator as generator_prompt
 from prompts import planner as planner_prompt
 from tools.base import ToolCall
-from tools.generation import system_prompt
+from tools.candidate import system_prompt
 
 WARM_QUESTION = "Give an overview of the data."
 """The stand-in question of the warm-up (only its prefix matters)."""

@@ -16,7 +16,7 @@ from core.llm import LLMError, LLMProvider, UsageLog, chat, invoke_text
 from database.connection import Database
 from database.schema_reader import format_sample_rows, read_schema, table_ddl
 from prompts import baseline as prompt
-from tools.generation import clean_sql
+from tools.candidate import clean_sql
 
 SAMPLE_ROWS = 3
 _START = re.compile(r"\b(WITH|SELECT)\b", re.I)

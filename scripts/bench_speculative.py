@@ -57,7 +57,7 @@ from database.schema_reader import read_schema  # noqa: E402
 from prompts import generator as gen_prompt  # noqa: E402
 from prompts import planner as planner_prompt  # noqa: E402
 from retrieval.documents import schema_document  # noqa: E402
-from tools.generation import SQLAnswer, reasoned_answer_model, system_prompt  # noqa: E402
+from tools.candidate import SQLAnswer, reasoned_answer_model, system_prompt  # noqa: E402
 from tools.registry import default_registry  # noqa: E402
 
 MARKETS = ROOT / "data" / "markets"

@@ -9,61 +9,20 @@ execution; a failed candidate is kept with its error, so the trace shows it.
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field
 
-from core.llm import LLMError, chat, invoke_structured
 from core.llm_retry import fallback_allowed
 from core.settings import CandidateSpec
-from database.guard import guard_sql
-from database.simplify import simplify_sql
-from knowledge.views import contract_views, expand_views
+from knowledge.views import contract_views
 from prompts import generator as prompt
-from prompts.schema_prefix import schema_prefix
-from retrieval.hybrid import load_catalog
 from retrieval.values import ValueMatch
 from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently
+from tools.candidate import Candidate, system_prompt, write_candidate, write_repair
 from tools.examples import on_topic, render_examples
 from tools.knowledge import approved_views
-
-_FENCE = re.compile(r"^```(?:sql)?\s*|\s*```$", re.IGNORECASE)
-SQL_MAX_CHARS = 1500
-
-
-class SQLAnswer(BaseModel):
-    """Structured output of the ``direct`` strategy: one SQL statement (length-capped, so it cannot ramble)."""
-
-    sql: str = Field(description="One read-only SQL query.", min_length=1, max_length=SQL_MAX_CHARS)
-
-
-@functools.cache
-def reasoned_answer_model(max_chars: int) -> type[BaseModel]:
-    """Structured output of the chain-of-thought strategies: ``reasoning`` before ``sql``.
-
-    ``reasoning`` comes first so the model reasons first; it has at most ``max_chars`` characters, enforced by
-    the server's JSON grammar.
-    """
-    return create_model(
-        "ReasonedSQL",
-        reasoning=(str, Field(description="Short reasoning.", max_length=max_chars)),
-        sql=(str, Field(description="One read-only SQL query.", min_length=1, max_length=SQL_MAX_CHARS)),
-    )
-
-
-class Candidate(BaseModel):
-    """One generated SQL candidate: which prompt made it, its reasoning and SQL, or why it failed."""
-
-    index: int = Field(description="1-based position among the question's candidates.")
-    strategy: str
-    temperature: float
-    reasoning: str = ""
-    sql: str | None = None
-    error: str | None = Field(None, description="Generation or guard failure; None when the SQL is usable.")
-    value_hints: bool = Field(True, description="The prompt carried the resolved values (when there were any).")
 
 
 class GenerateSQLArgs(BaseModel):
@@ -103,58 +62,6 @@ def render_history(history: list[dict[str, Any]], limit: int = 2) -> str:
     """The last ``limit`` turns (question and SQL) for follow-up questions ('' without history)."""
     lines = [f"- Q: {t.get('question')}\n  SQL: {t.get('sql')}" for t in history[-limit:] if t.get("sql")]
     return prompt.HISTORY_HEADER + "\n".join(lines) + "\n\n" if lines else ""
-
-
-def clean_sql(text: str) -> str:
-    """Strip code fences, surrounding whitespace and trailing semicolons from model-written SQL."""
-    return _FENCE.sub("", text.strip()).strip().rstrip(";").strip()
-
-
-def system_prompt(dialect: str, schema_context: str) -> str:
-    """The system prompt shared by candidates, judge and verifier: the schema prefix, then the rules.
-
-    Opens with :func:`prompts.schema_prefix.schema_prefix` (the bytes the insights step shares).
-    """
-    return prompt.SYSTEM.format(
-        schema_prefix=schema_prefix(dialect, schema_context),
-        dialect=dialect,
-        dialect_rules=prompt.DIALECT_RULES.get(dialect, f"{dialect} dialect."),
-    )
-
-
-def write_candidate(ctx: ToolContext, system: str, user: str, spec: CandidateSpec, index: int,
-                    label: str | None = None) -> Candidate:
-    """One generator call with ``spec``'s output model and temperature; the SQL is cleaned, guarded, simplified.
-
-    Knowledge views the SQL reads become WITH clauses first (:func:`knowledge.views.expand_views`).
-
-    Simplification (:func:`database.simplify.simplify_sql`, when ``generation.simplify_sql``) keeps the result
-    and only removes needless aliases and primary-key self-joins.
-
-    Never raises: LLM failures (endpoint down, malformed JSON after retries) and guard refusals (two
-    statements, writes, unparsable SQL) come back in ``Candidate.error``.
-    """
-    cand = Candidate(index=index, strategy=spec.strategy, temperature=spec.temperature)
-    schema: type[BaseModel] = (SQLAnswer if spec.strategy == "direct"
-                               else reasoned_answer_model(ctx.settings.generation.reasoning_max_chars))
-    try:
-        out = invoke_structured(ctx.llms, "generator", chat(system, user), schema, ctx.usage,
-                                temperature=spec.temperature, label=label or f"candidate {index} {spec.strategy}")
-    except LLMError as exc:
-        cand.error = str(exc)
-        return cand
-    cand.reasoning = str(getattr(out, "reasoning", "") or "")
-    cand.sql = expand_views(clean_sql(str(getattr(out, "sql", ""))), approved_views(ctx.settings), ctx.db.dialect)
-    verdict = guard_sql(cand.sql, ctx.db.dialect)
-    if not verdict.ok:
-        cand.error = verdict.error
-    elif ctx.settings.generation.simplify_sql:
-        catalog = load_catalog(ctx.store, ctx.db.key) if ctx.store is not None else None
-        simple = simplify_sql(verdict.sql, ctx.db.dialect, catalog.primary_keys() if catalog else None)
-        cand.sql = simple if simple == verdict.sql or guard_sql(simple, ctx.db.dialect).ok else verdict.sql
-    else:
-        cand.sql = verdict.sql
-    return cand
 
 
 class GenerateSQLTool(Tool[GenerateSQLArgs]):
@@ -211,9 +118,15 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
             cand.value_hints = hints and bool(args.values)
             return cand
 
+        def fix(index: int, sql: str, problem: str) -> Candidate:
+            cand, _ = write_repair(ctx, system, context, args.question, sql, problem, index,
+                                   label=f"candidate {index} repair")
+            return cand
+
         items = list(enumerate(specs, start=1))
         if ctx.settings.cascade_candidates():
-            candidates = self._cascade(one, items, ctx, has_hints=bool(args.values))
+            candidates = self._cascade(one, fix if ctx.settings.generation.repair_errors else None, items, ctx,
+                                       has_hints=bool(args.values))
         else:
             candidates = run_concurrently(one, items, ctx.settings.parallel_candidates())
         value = {"candidates": [c.model_dump() for c in candidates], "system": system, "context": context,
@@ -227,25 +140,34 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
 
     @staticmethod
     def _cascade(one: Callable[[tuple[int, CandidateSpec], bool], Candidate],
+                 fix: Callable[[int, str, str], Candidate] | None,
                  items: list[tuple[int, CandidateSpec]], ctx: ToolContext, *, has_hints: bool) -> list[Candidate]:
         """Candidates in order until one runs (read-only dry run) and returns rows; the rest are not made.
 
         No further candidate starts once the question has run ``generation.fallback_budget_s`` seconds. When a
         candidate that saw value hints runs but returns no rows, the next candidates are written without
         the hints: a value linked to a common word (a track called 'Country Feedback' for "country") makes an
-        empty filter, and the fallback should not repeat it.
+        empty filter, and the fallback should not repeat it. When a candidate's dry run fails with a database
+        error (a missing column, a type error) and ``fix`` is given (``generation.repair_errors``), the next
+        candidate is a repair of that query which sees the error and probe results, in place of a fresh
+        candidate that does not know what went wrong (DIN-SQL's self-correction): the number of calls stays
+        the same, and the error's cause is usually one identifier.
         """
         made: list[Candidate] = []
         hints = True
+        failed: tuple[str, str] | None = None  # (sql, problem) of the last candidate whose dry run failed
         for item in items:
             if made and not fallback_allowed(ctx.settings.generation.fallback_budget_s):
                 break  # the question's soft time budget is spent: answer with what is there
-            cand = one(item, hints)
+            cand = fix(item[0], *failed) if failed and fix else one(item, hints)
             made.append(cand)
+            failed = None
             if cand.sql and not cand.error:
                 res = ctx.db.run_query(cand.sql)
                 if res.ok and res.rows:
                     break
                 if res.ok and has_hints:
                     hints = False
+                if not res.ok:
+                    failed = (cand.sql, f"Error: {res.error}")
         return made

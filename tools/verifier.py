@@ -16,13 +16,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from core.llm_retry import fallback_allowed
-from core.settings import CandidateSpec
 from prompts import verifier as prompt
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
+from tools.candidate import write_repair
 from tools.execution import execute_candidates, pick_majority, preview_text, rows_result, selection_value
-from tools.generation import write_candidate
 from tools.judge import judge_groups, reselect
-from tools.probes import plan_probes, run_probes
 
 
 class VerifyArgs(BaseModel):
@@ -86,13 +84,9 @@ class VerifySQLTool(Tool[VerifyArgs]):
             if not fallback_allowed(gen.fallback_budget_s):
                 attempts.append({"attempt": attempt + 1, "problem": problem, "outcome": "not started: time budget"})
                 break
-            probes = run_probes(ctx.db, plan_probes(sql, ctx.db.dialect, problem, gen.probe_limit))
-            user = prompt.USER.format(
-                context=value.get("context", ""), question=value.get("question", ""), sql=sql, problem=problem,
-                probes=prompt.PROBES_HEADER + "\n".join(probes) + "\n" if probes else "")
-            spec = CandidateSpec(strategy="query_plan", temperature=0.0 if attempt == 0 else 0.5)
-            cand = write_candidate(ctx, value.get("system", ""), user, spec, next_index,
-                                   label=f"verifier repair {attempt + 1}")
+            cand, probes = write_repair(ctx, value.get("system", ""), value.get("context", ""),
+                                        value.get("question", ""), sql, problem, next_index, attempt=attempt + 1,
+                                        label=f"verifier repair {attempt + 1}")
             cand.strategy = "verifier"
             record: dict[str, Any] = {"attempt": attempt + 1, "problem": problem, "probes": probes,
                                       "sql": cand.sql, "reasoning": cand.reasoning}

@@ -90,10 +90,44 @@ def test_cascade_stops_at_the_first_candidate_with_rows(shop_settings: Settings)
     res = _run(GenerateSQLTool(), _ctx(settings, generator=gen), _schema_ref())
     assert [c["strategy"] for c in res.value["candidates"]] == ["direct"] and len(gen.prompts) == 1
     failing = _by_strategy({"dc": cand(GOOD), "qp": cand("SELECT 1 FROM customers WHERE 0"),
-                            "repair": cand("SELECT nope FROM customers")})
+                            "repair": cand("SELECT id FROM customers WHERE country = 'Atlantis'")})
     res = _run(GenerateSQLTool(), _ctx(settings, generator=failing), _schema_ref())
     assert [c["strategy"] for c in res.value["candidates"]] == ["direct", "query_plan", "divide_and_conquer"]
     assert res.value["candidates"][2]["sql"] == GOOD  # the first with rows ends the cascade
+
+
+def _error_then_repair(repair_sql: str) -> ScriptedChatModel:
+    """The direct candidate reads a column that does not exist; a repair prompt gets ``repair_sql``."""
+    def script(messages: list[BaseMessage]) -> Any:
+        text = str(messages[-1].content)
+        if "has a problem" in text:
+            return cand(repair_sql)
+        if "divide and conquer" in text or "query planner" in text:
+            return cand(GOOD)
+        return cand("SELECT nope FROM customers")
+    return ScriptedChatModel(script=script)
+
+
+def test_cascade_repairs_a_database_error_instead_of_starting_afresh(shop_settings: Settings) -> None:
+    gen_settings = shop_settings.generation.model_copy(
+        update={"candidates": CandidateSpec.parse_list("direct,qp,dc"), "cascade": True})
+    settings = shop_settings.model_copy(update={"generation": gen_settings})
+    gen = _error_then_repair(GOOD)
+    res = _run(GenerateSQLTool(), _ctx(settings, generator=gen), _schema_ref())
+    made = res.value["candidates"]
+    assert [(c["index"], c["strategy"]) for c in made] == [(1, "direct"), (2, "repair")]
+    assert made[1]["sql"] == GOOD and len(gen.prompts) == 2
+    repair_prompt = str(gen.prompts[1][-1].content)
+    assert "SELECT nope FROM customers" in repair_prompt and "no such column" in repair_prompt
+    assert "columns of customers: id, name, country" in repair_prompt  # a probe of the failing query's table
+    # a repair that fails again is followed by the next fresh candidate's turn being a repair too
+    still = _error_then_repair("SELECT nope2 FROM customers")
+    res = _run(GenerateSQLTool(), _ctx(settings, generator=still), _schema_ref())
+    assert [c["strategy"] for c in res.value["candidates"]] == ["direct", "repair", "repair"]
+    # switched off: the fresh Query-Plan candidate follows, as before
+    off = shop_settings.model_copy(update={"generation": gen_settings.model_copy(update={"repair_errors": False})})
+    res = _run(GenerateSQLTool(), _ctx(off, generator=_error_then_repair(GOOD)), _schema_ref())
+    assert [c["strategy"] for c in res.value["candidates"]] == ["direct", "query_plan"]
 
 
 def test_cascade_fallback_after_an_empty_result_drops_the_value_hints(shop_settings: Settings) -> None:
@@ -264,7 +298,8 @@ def test_no_fallback_candidate_starts_once_the_question_budget_is_spent(shop_set
 
     settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
         update={"candidates": CandidateSpec.parse_list("direct,qp,dc"), "cascade": True, "fallback_budget_s": 30.0})})
-    failing = _by_strategy({"dc": cand(GOOD), "qp": cand(GOOD), "repair": cand("SELECT nope FROM customers")})
+    empty = "SELECT id FROM customers WHERE country = 'Atlantis'"
+    failing = _by_strategy({"dc": cand(GOOD), "qp": cand(GOOD), "repair": cand(empty)})
     monkeypatch.setattr(clock, "question_elapsed", lambda: 31.0)  # the first candidate took the whole budget
     res = _run(GenerateSQLTool(), _ctx(settings, generator=failing), _schema_ref())
     assert [c["strategy"] for c in res.value["candidates"]] == ["direct"] and len(failing.prompts) == 1

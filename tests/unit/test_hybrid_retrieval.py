@@ -206,7 +206,7 @@ def test_schema_prefix_is_byte_identical_across_questions_and_roles(store: Chrom
     """One database, a schema over budget: the core block opens every question's and every role's prompt."""
     from prompts import insights as insights_prompt
     from prompts.schema_prefix import schema_prefix
-    from tools.generation import system_prompt
+    from tools.candidate import system_prompt
 
     index_tables(store, "mix", "sqlite", [*hr_tables(), *money_tables()], sample_rows=0)
     catalog = load_catalog(store, "mix")
@@ -231,7 +231,8 @@ def test_whole_schema_system_prompt_is_identical_and_join_paths_go_to_the_user_m
     """A schema that fits the budget: the generator's whole system prompt is the same bytes for every question
     (llama.cpp's prompt cache then serves all of it); the question's join paths are in the user message."""
     from tools.base import ToolCall
-    from tools.generation import GenerateSQLTool, system_prompt
+    from tools.candidate import system_prompt
+    from tools.generation import GenerateSQLTool
 
     index_tables(store, "mix", "sqlite", [*hr_tables(), *money_tables()], sample_rows=0)
     ctx = cast(Any, types.SimpleNamespace(settings=NO_KNOWLEDGE, store=store, db=types.SimpleNamespace(key="mix", dialect="sqlite"),

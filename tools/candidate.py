@@ -1,0 +1,132 @@
+"""One SQL candidate: the structured generator call, cleaning, the guard, the simplifier, and repairs.
+
+Shared by the generation step (fresh candidates) and the verifier (repairs). A repair is a Query-Plan
+chain-of-thought rewrite of a failing query given its problem and read-only probe results (self-correction with
+execution feedback, DIN-SQL, Pourreza & Rafiei 2023; probing as in RAISE, Granado et al. 2025).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from pydantic import BaseModel, Field, create_model
+
+from core.llm import LLMError, chat, invoke_structured
+from core.settings import CandidateSpec
+from database.guard import guard_sql
+from database.simplify import simplify_sql
+from knowledge.views import expand_views
+from prompts import generator as prompt
+from prompts import verifier as repair_prompt
+from prompts.schema_prefix import schema_prefix
+from retrieval.hybrid import load_catalog
+from tools.base import ToolContext
+from tools.knowledge import approved_views
+from tools.probes import plan_probes, run_probes
+
+_FENCE = re.compile(r"^```(?:sql)?\s*|\s*```$", re.IGNORECASE)
+SQL_MAX_CHARS = 1500
+
+
+class SQLAnswer(BaseModel):
+    """Structured output of the ``direct`` strategy: one SQL statement (length-capped, so it cannot ramble)."""
+
+    sql: str = Field(description="One read-only SQL query.", min_length=1, max_length=SQL_MAX_CHARS)
+
+
+@functools.cache
+def reasoned_answer_model(max_chars: int) -> type[BaseModel]:
+    """Structured output of the chain-of-thought strategies: ``reasoning`` before ``sql``.
+
+    ``reasoning`` comes first so the model reasons first; it has at most ``max_chars`` characters, enforced by
+    the server's JSON grammar.
+    """
+    return create_model(
+        "ReasonedSQL",
+        reasoning=(str, Field(description="Short reasoning.", max_length=max_chars)),
+        sql=(str, Field(description="One read-only SQL query.", min_length=1, max_length=SQL_MAX_CHARS)),
+    )
+
+
+class Candidate(BaseModel):
+    """One generated SQL candidate: which prompt made it, its reasoning and SQL, or why it failed."""
+
+    index: int = Field(description="1-based position among the question's candidates.")
+    strategy: str
+    temperature: float
+    reasoning: str = ""
+    sql: str | None = None
+    error: str | None = Field(None, description="Generation or guard failure; None when the SQL is usable.")
+    value_hints: bool = Field(True, description="The prompt carried the resolved values (when there were any).")
+
+
+def clean_sql(text: str) -> str:
+    """Strip code fences, surrounding whitespace and trailing semicolons from model-written SQL."""
+    return _FENCE.sub("", text.strip()).strip().rstrip(";").strip()
+
+
+def system_prompt(dialect: str, schema_context: str) -> str:
+    """The system prompt shared by candidates, judge and verifier: the schema prefix, then the rules.
+
+    Opens with :func:`prompts.schema_prefix.schema_prefix` (the bytes the insights step shares).
+    """
+    return prompt.SYSTEM.format(
+        schema_prefix=schema_prefix(dialect, schema_context),
+        dialect=dialect,
+        dialect_rules=prompt.DIALECT_RULES.get(dialect, f"{dialect} dialect."),
+    )
+
+
+def write_candidate(ctx: ToolContext, system: str, user: str, spec: CandidateSpec, index: int,
+                    label: str | None = None) -> Candidate:
+    """One generator call with ``spec``'s output model and temperature; the SQL is cleaned, guarded, simplified.
+
+    Knowledge views the SQL reads become WITH clauses first (:func:`knowledge.views.expand_views`).
+
+    Simplification (:func:`database.simplify.simplify_sql`, when ``generation.simplify_sql``) keeps the result
+    and only removes needless aliases and primary-key self-joins.
+
+    Never raises: LLM failures (endpoint down, malformed JSON after retries) and guard refusals (two
+    statements, writes, unparsable SQL) come back in ``Candidate.error``.
+    """
+    cand = Candidate(index=index, strategy=spec.strategy, temperature=spec.temperature)
+    schema: type[BaseModel] = (SQLAnswer if spec.strategy == "direct"
+                               else reasoned_answer_model(ctx.settings.generation.reasoning_max_chars))
+    try:
+        out = invoke_structured(ctx.llms, "generator", chat(system, user), schema, ctx.usage,
+                                temperature=spec.temperature, label=label or f"candidate {index} {spec.strategy}")
+    except LLMError as exc:
+        cand.error = str(exc)
+        return cand
+    cand.reasoning = str(getattr(out, "reasoning", "") or "")
+    cand.sql = expand_views(clean_sql(str(getattr(out, "sql", ""))), approved_views(ctx.settings), ctx.db.dialect)
+    verdict = guard_sql(cand.sql, ctx.db.dialect)
+    if not verdict.ok:
+        cand.error = verdict.error
+    elif ctx.settings.generation.simplify_sql:
+        catalog = load_catalog(ctx.store, ctx.db.key) if ctx.store is not None else None
+        simple = simplify_sql(verdict.sql, ctx.db.dialect, catalog.primary_keys() if catalog else None)
+        cand.sql = simple if simple == verdict.sql or guard_sql(simple, ctx.db.dialect).ok else verdict.sql
+    else:
+        cand.sql = verdict.sql
+    return cand
+
+
+def write_repair(ctx: ToolContext, system: str, context: str, question: str, sql: str, problem: str,
+                 index: int, *, attempt: int = 1, label: str | None = None) -> tuple[Candidate, list[str]]:
+    """A repair of ``sql`` for ``problem`` (an error text, an empty result, a low score) and its probe lines.
+
+    Runs at most ``generation.probe_limit`` read-only probes on the failing query (columns of its tables on a
+    missing-column error, the closest stored values of its filter literals), then asks the generator for a
+    Query-Plan chain-of-thought repair at temperature 0 (the first attempt) or 0.5 (later ones). The candidate's
+    ``strategy`` is ``"repair"``. Never raises (see :func:`write_candidate`).
+    """
+    probes = run_probes(ctx.db, plan_probes(sql, ctx.db.dialect, problem, ctx.settings.generation.probe_limit))
+    user = repair_prompt.USER.format(
+        context=context, question=question, sql=sql, problem=problem,
+        probes=repair_prompt.PROBES_HEADER + "\n".join(probes) + "\n" if probes else "")
+    spec = CandidateSpec(strategy="query_plan", temperature=0.0 if attempt == 1 else 0.5)
+    cand = write_candidate(ctx, system, user, spec, index, label=label or f"repair {attempt}")
+    cand.strategy = "repair"
+    return cand, probes
