@@ -10,9 +10,11 @@ Also a percentile bootstrap confidence interval for means (Efron & Tibshirani 19
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 from collections import Counter
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -29,6 +31,12 @@ def _norm(value: Any) -> Any:
         return round(value, 6) if not value.is_integer() else int(value)
     if isinstance(value, bytes):
         return value.hex()
+    if isinstance(value, Decimal):  # PostgreSQL NUMERIC (e.g. ROUND(x::numeric, 2)) compares as a float
+        return _norm(float(value))
+    if isinstance(value, dt.datetime):  # engines with date types vs SQLite's ISO text
+        return value.isoformat(sep=" ")
+    if isinstance(value, dt.date):
+        return value.isoformat()
     return value
 
 

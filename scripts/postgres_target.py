@@ -7,7 +7,8 @@
 cluster in ``DIR`` (default ``.nl2sql/pg``) owned by the ``postgres`` OS user, listening on 127.0.0.1 only with
 trust authentication (a local test cluster: never expose it), loads both SQLite databases into databases
 ``markets`` and ``chinook`` (table and column names lower-cased, as PostgreSQL folds unquoted names, so the
-same SQL runs on both engines) and creates the role ``nl2sql_ro``: it may connect and SELECT, its sessions
+same SQL runs on both engines; a text column holding only ISO dates, as SQLite stores dates, becomes a DATE
+column, as a PostgreSQL schema would declare it) and creates the role ``nl2sql_ro``: it may connect and SELECT, its sessions
 default to read-only transactions, and it owns nothing. Re-running ``start`` reuses a running cluster and
 loaded databases.
 """
@@ -15,6 +16,7 @@ loaded databases.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import glob
 import os
 import shutil
@@ -28,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sqlalchemy import Column, ForeignKeyConstraint, MetaData, Table, create_engine, select, text  # noqa: E402
 from sqlalchemy.engine import Engine  # noqa: E402
-from sqlalchemy.types import BigInteger, Integer, NullType, Text, TypeEngine  # noqa: E402
+from sqlalchemy.types import BigInteger, Date, Integer, NullType, String, Text, TypeEngine  # noqa: E402
 
 from core.settings import DEMO_DB_PATH, PROJECT_ROOT  # noqa: E402
 
@@ -147,9 +149,12 @@ def load(sqlite_file: Path, target: Engine) -> None:
                 .scalar():
             return
     copy = MetaData()
+    with source.connect() as src:
+        dates = {(t.name, c.name) for t in meta.sorted_tables for c in t.columns if _iso_dates(src, t.name, c)}
     for table in meta.sorted_tables:
-        columns = [Column(c.name.lower(), _generic(c.type), primary_key=c.primary_key, nullable=c.nullable,
-                          autoincrement=False) for c in table.columns]
+        columns = [Column(c.name.lower(), Date() if (table.name, c.name) in dates else _generic(c.type),
+                          primary_key=c.primary_key, nullable=c.nullable, autoincrement=False)
+                   for c in table.columns]
         fks = [ForeignKeyConstraint([c.lower() for c in fk.column_keys],
                                     [f"{fk.referred_table.name.lower()}.{e.column.name.lower()}" for e in fk.elements])
                for fk in table.foreign_key_constraints]
@@ -161,7 +166,8 @@ def load(sqlite_file: Path, target: Engine) -> None:
             rows = src.execute(select(table)).mappings()
             batch: list[dict[str, object]] = []
             for row in rows:
-                batch.append({k.lower(): v for k, v in row.items()})
+                batch.append({k.lower(): dt.date.fromisoformat(v) if (table.name, k) in dates and v else v
+                              for k, v in row.items()})
                 if len(batch) >= 5000:
                     dst.execute(new.insert(), batch)
                     batch = []
@@ -171,6 +177,17 @@ def load(sqlite_file: Path, target: Engine) -> None:
         dst.execute(text(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {READ_ONLY_ROLE}"))
     source.dispose()
     target.dispose()
+
+
+def _iso_dates(conn: Any, table: str, column: Column[Any]) -> bool:
+    """True when ``column`` is text-typed and every stored value is an ISO date (YYYY-MM-DD), with at least one."""
+    if not isinstance(column.type, (String, NullType)):
+        return False
+    name, col = f'"{table}"', f'"{column.name}"'
+    count, bad = conn.execute(text(
+        f"SELECT COUNT({col}), SUM(CASE WHEN {col} GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]' "
+        f"THEN 0 ELSE 1 END) FROM {name} WHERE {col} IS NOT NULL")).one()
+    return bool(count) and not bad
 
 
 def _generic(kind: TypeEngine[Any]) -> TypeEngine[Any]:

@@ -12,8 +12,9 @@ already gathered, cheaply on answerable questions:
    are *uncovered*: found nowhere in the database's table and column names, their documentation and sample
    values, the business definitions, the linked values, nor among very common English words. "Apple's
    price-to-earnings ratio" on a prices database leaves "earnings" and "ratio" uncovered. The model's refusal
-   counts only when the data it names as missing includes an uncovered word: the 1.5B model refused Spider
-   questions for "horsepower", "Year" or "gender" (columns it had been shown); such a verdict is overruled. A
+   counts only when the data it names as missing includes an uncovered word that can name data (a noun, not
+   "founded" or "corresponding"): the 1.5B model refused Spider questions for "horsepower", "Year" or
+   "gender" (columns it had been shown); such a verdict is overruled. Word coverage is :mod:`tools.coverage`. A
    word whose embedding is close to a table or column name ("gender" ~ ``Sex``) is a synonym of the schema, not
    an uncovered word (:mod:`retrieval.term_similarity`, ``answerability.synonym_similarity``).
 
@@ -22,7 +23,6 @@ Otherwise the answer goes ahead. The result's ``value`` keeps the evidence, so t
 
 from __future__ import annotations
 
-import re
 import time
 from typing import Any, Literal
 
@@ -49,41 +49,10 @@ from retrieval.embeddings import get_embedding_function
 from retrieval.hybrid import load_catalog
 from retrieval.term_similarity import nearest_schema_names
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
+from tools.coverage import can_name_data, uncovered_terms, vocabulary
 from tools.masked_names import stored_in_masked_columns
 
 Kind = Literal["answer", "clarify", "follow_up", "refuse"]
-
-FRENCH_MARKERS = frozenset({"le", "la", "les", "de", "du", "des", "est", "quel", "quelle", "quels", "une", "un",
-                            "dans", "sur", "pour", "par", "au", "aux", "été", "était", "combien", "où", "en", "et",
-                            "d", "l", "à", "se", "sa", "son", "ses", "avec", "leur", "leurs", "affiche", "elle"})
-"""Function words that mark a question as French."""
-FRENCH_ZIPF = 3.0
-"""In a French question, French words at least this frequent count as covered."""
-
-_CODE = re.compile(r"^[a-z]*\d[a-z\d]*$")
-
-_GENERIC_TEXT = """
-what which who whom whose when where why how many much show list give tell find get display plot chart draw
-top bottom best worst highest lowest largest biggest smallest least most more less greater fewer average mean
-median total sum count number amount overall each every per all any both either between among across during
-over under above below before after since until versus compare compared comparison difference change changed
-trend growth grew rise rose fall fell increase decrease ranking ranked rank order sorted sort ascending
-descending first last next previous latest earliest recent current currently today now ago daily weekly
-monthly yearly annual quarterly day days week weeks month months year years quarter date dates time period
-value values percent percentage rate figure figures data record records row rows table detail details name
-names also please there their them those these this that with without within into from onto upon like unlike
-same different other another only just exactly about around approximately roughly nearly almost whole
-breakdown distribution share split group grouped performing performed perform performance does did done
-have has had dataset database gained gain lost loss
-minimum maximum min max distinct unique id ids identifier identifiers code codes type types kind kinds category
-categories status own owns owned having held hold holds whose full
-january february march april may june july august september october november december
-jan feb mar apr jun jul aug sep sept oct nov dec
-"""
-GENERIC = frozenset(normalise(_GENERIC_TEXT))
-"""Question and analysis words that never name data by themselves (folded like questions are)."""
-
-
 
 class Decision(BaseModel):
     """The model's structured answerability verdict."""
@@ -104,47 +73,6 @@ class CheckQuestionArgs(BaseModel):
     exact: list[str] = Field(default_factory=list, description="ids matched by a contiguous phrase")
     definitions: str = ""
     value_columns: list[str] = Field(default_factory=list, description="'table.column' of linked values")
-
-
-def _vocabulary(ctx: ToolContext, records: list[KnowledgeRecord], args: CheckQuestionArgs) -> set[str]:
-    """Every folded word of the database's documents, the knowledge records and the linked mentions."""
-    words = set(normalise(args.schema_text)) | set(normalise(" ".join(args.mentions)))
-    catalog = load_catalog(ctx.store, ctx.db.key) if ctx.store is not None else None
-    if catalog is not None:
-        for name in catalog.names:
-            words |= set(normalise(f"{name.replace('_', ' ')} {catalog.descriptions.get(name, '')} "
-                                   f"{catalog.schema_doc(name).replace('_', ' ')}"))
-    for r in records:
-        words |= set(normalise(" ".join([*r.phrases, r.definition, *r.values.values(), *r.values])))
-    return words
-
-
-def uncovered_terms(question: str, vocabulary: set[str], common_zipf: float) -> list[str]:
-    """Content words of ``question`` that nothing in the database accounts for.
-
-    A word (3+ letters, folded by :func:`knowledge.lookup.normalise`) is uncovered when it is neither in
-    ``vocabulary``, nor in :data:`GENERIC`, nor an English word at least ``common_zipf`` frequent (wordfreq;
-    French: half a point more); codes and numbers are skipped. A question written in French (two or more of
-    :data:`FRENCH_MARKERS`) is checked against an English schema, so there any ordinary French word
-    (Zipf >= :data:`FRENCH_ZIPF`) counts as covered: French questions are answered rather than refused, at the
-    price of missing some French refusals.
-    """
-    from wordfreq import zipf_frequency
-
-    raw = {normalise(w)[0]: w for w in re.findall(r"[^\W_]+", question.lower()) if normalise(w)}
-    tokens = normalise(question)
-    french = len(FRENCH_MARKERS.intersection(raw.values())) >= 2
-    out = []
-    for word in dict.fromkeys(tokens):
-        if len(word) < 3 or _CODE.match(word) or word in GENERIC or word in vocabulary:
-            continue
-        forms = {word, raw.get(word, word)}
-        if max(zipf_frequency(f, "en") for f in forms) >= common_zipf:
-            continue
-        if max(zipf_frequency(f, "fr") for f in forms) >= (FRENCH_ZIPF if french else common_zipf + 0.5):
-            continue
-        out.append(word)
-    return out
 
 
 def _missing_parameter(record: KnowledgeRecord, question: str, linked: set[str], ctx: ToolContext) -> str | None:
@@ -253,7 +181,8 @@ class CheckQuestionTool(Tool[CheckQuestionArgs]):
                 base = args.question.rstrip(" ?.")
                 return done("clarify", f"record {record.id} is ambiguous",
                             readings=[f"{base}, {r}?" for r in record.readings[:4]])
-        uncovered = uncovered_terms(args.question, _vocabulary(ctx, records, args), cfg.common_word_zipf)
+        uncovered = uncovered_terms(args.question, vocabulary(ctx, records, args.schema_text, args.mentions),
+                                    cfg.common_word_zipf)
         names = stored_in_masked_columns(ctx, args.question, uncovered) if uncovered else set()
         if names:  # a person's name, stored in a masked column: known data, not a missing concept
             evidence["stored_names"] = sorted(names)
@@ -272,8 +201,11 @@ class CheckQuestionTool(Tool[CheckQuestionArgs]):
             evidence["llm_error"] = str(exc)
             return done("answer", "model check failed: answering")
         evidence["llm"] = verdict.model_dump()
-        if verdict.kind == "refuse" and not set(normalise(verdict.missing)) & set(uncovered):
+        named = set(normalise(verdict.missing)) & set(uncovered)
+        if verdict.kind == "refuse" and not named:
             return done("answer", "the model's missing data is not among the uncovered words: answering")
+        if verdict.kind == "refuse" and not any(can_name_data(w) for w in named):
+            return done("answer", "the model's missing data is a verb or adjective form, not data: answering")
         if verdict.kind == "refuse":
             missing = verdict.missing.strip() or ", ".join(uncovered)
             return done("refuse", "uncovered words; the model found no data for them", missing)

@@ -13,7 +13,7 @@ from knowledge.parameters import has_date, has_period, unstated_entity
 from knowledge.records import KnowledgeBase, KnowledgeRecord
 from retrieval.store import ChromaStore
 from tests.unit.test_agent import COUNT_SQL, _ask, _prompt_text
-from tools.answerability import uncovered_terms
+from tools.coverage import uncovered_terms
 
 
 def _knowledge(settings: Settings) -> None:
@@ -157,3 +157,41 @@ def test_person_names_in_masked_columns_are_known_data(tmp_path: Any) -> None:
     assert capitalised(question, ["jane", "peacock", "manager", "grammy"]) == ["jane", "peacock", "grammy"]
     assert stored_in_masked_columns(ctx, question, ["jane", "peacock", "manager", "grammy"]) == {"jane", "peacock"}
     assert stored_in_masked_columns(ctx, "who is jane?", ["jane"]) == set()  # not written as a name
+
+
+def test_word_forms_typos_and_query_words_are_covered() -> None:
+    from tools.coverage import can_name_data, prefix_covered
+
+    vocab = {"nationality", "date", "arrived", "departed", "asia", "cartoon", "rating"}
+    assert prefix_covered("nation", vocab) and prefix_covered("arrival", vocab) and prefix_covered("departure", vocab)
+    assert prefix_covered("asian", vocab)
+    assert not prefix_covered("ratio", vocab) and not prefix_covered("earning", {"early", "earn"} - {"earn"})
+    assert uncovered_terms("Which nations have the most arrivals?", vocab, 5.0) == []
+    assert uncovered_terms("List the cartools in reverse alphaetical order", vocab, 5.0) == []  # typos, query words
+    assert uncovered_terms("What is the price-to-earnings ratio?", vocab, 5.0) == ["earning", "ratio"]
+    assert can_name_data("earnings") and can_name_data("ratio") and can_name_data("esg")
+    assert not can_name_data("founded") and not can_name_data("departing") and not can_name_data("rarest")
+
+
+def test_a_refusal_resting_on_a_verb_form_is_overruled(shop_settings: Settings, shop_store: ChromaStore) -> None:
+    from tools.answerability import CheckQuestionArgs, CheckQuestionTool
+    from tools.base import ToolContext
+    from core.llm import LLMProvider, UsageLog
+    from database.connection import Database
+    from tests.support.scripted_model import ScriptedChatModel
+
+    settings = shop_settings.model_copy(update={"answerability": shop_settings.answerability.model_copy(
+        update={"llm_check": True, "synonym_similarity": 1.01})})
+    args = CheckQuestionArgs(question="Which customers were audited by a broker?",
+                             schema_text="CREATE TABLE customers (id INTEGER, name TEXT, country TEXT);")
+
+    def decide(missing: str) -> Any:
+        model = ScriptedChatModel(replies=[{"kind": "refuse", "missing": missing, "readings": []}])
+        ctx = ToolContext(settings, Database.from_settings(settings), shop_store,
+                          LLMProvider(settings, {"generator": model}), UsageLog())  # type: ignore[arg-type]
+        return CheckQuestionTool().run(args, ctx).value
+
+    verb = decide("audited")
+    assert verb["kind"] == "answer" and "verb or adjective" in verb["evidence"]["rule"]
+    noun = decide("broker")
+    assert noun["kind"] == "refuse" and noun["missing"] == "broker"

@@ -42,3 +42,14 @@ def test_tolerant_accepts_fewer_columns_when_only_context_is_left_out() -> None:
     assert not tolerant_match(closes, [("SAP", 211.0), ("SIE", 230.1)], ordered=False)  # not row-aligned
     assert not tolerant_match([("a", None), ("b", 2)], [("a",), ("b",)], ordered=False)  # numeric with a NULL
     assert tolerant_match([("a", None), ("b", None)], [("a",), ("b",)], ordered=False)  # all NULL: no measure
+
+
+def test_engine_types_compare_as_sqlite_text_and_floats() -> None:
+    import datetime as dt
+    from decimal import Decimal
+
+    postgres = [(dt.date(2025, 10, 31), Decimal("101.50")), (dt.date(2025, 10, 30), Decimal("99"))]
+    sqlite = [("2025-10-31", 101.5), ("2025-10-30", 99.0)]
+    assert results_match(sqlite, postgres, ordered=True)
+    assert results_match([("2009-01-01 00:00:00",)], [(dt.datetime(2009, 1, 1),)], ordered=False)
+    assert not results_match(sqlite, [(dt.date(2025, 10, 31), Decimal("101.49"))], ordered=False)

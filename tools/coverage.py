@@ -1,0 +1,139 @@
+"""Word coverage for the answerability check: which words of a question the database accounts for.
+
+A question word is *covered* when the database's documents (table and column names, their documentation and
+sample values), the business definitions or the linked values contain it, when it is a question or analysis
+word (:data:`GENERIC`), or when it is a common English word. What is left, the *uncovered* words, may name data
+the database does not hold ("Apple's price-to-earnings ratio" on a prices database). Two refinements keep
+typos and word forms from looking like missing data:
+
+* a word that shares its stem-like prefix with a vocabulary word is covered ("nation" ~ ``nationality``,
+  "arrival" ~ ``date_arrived``, "Asian" ~ the value 'Asia'): :func:`prefix_covered`;
+* a word no English or French word list knows (a typo: "alphaetical", "cartool") is never uncovered.
+
+:func:`can_name_data` then says whether a word may be the name of missing data (a noun, or a word the
+lexicon does not know such as an acronym), as opposed to a verb or adjective form ("founded", "departing",
+"corresponding", "rarest"), using lemminflect's English lexicon.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from knowledge.lookup import normalise
+from knowledge.records import KnowledgeRecord
+from retrieval.hybrid import load_catalog
+from tools.base import ToolContext
+
+FRENCH_MARKERS = frozenset({"le", "la", "les", "de", "du", "des", "est", "quel", "quelle", "quels", "une", "un",
+                            "dans", "sur", "pour", "par", "au", "aux", "été", "était", "combien", "où", "en", "et",
+                            "d", "l", "à", "se", "sa", "son", "ses", "avec", "leur", "leurs", "affiche", "elle"})
+"""Function words that mark a question as French."""
+FRENCH_ZIPF = 3.0
+"""In a French question, French words at least this frequent count as covered."""
+
+_CODE = re.compile(r"^[a-z]*\d[a-z\d]*$")
+
+_GENERIC_TEXT = """
+what which who whom whose when where why how many much show list give tell find get display plot chart draw
+top bottom best worst highest lowest largest biggest smallest least most more less greater fewer average mean
+median total sum count number amount overall each every per all any both either between among across during
+over under above below before after since until versus compare compared comparison difference change changed
+trend growth grew rise rose fall fell increase decrease ranking ranked rank order sorted sort ascending
+descending first last next previous latest earliest recent current currently today now ago daily weekly
+monthly yearly annual quarterly day days week weeks month months year years quarter date dates time period
+value values percent percentage rate figure figures data record records row rows table detail details name
+names also please there their them those these this that with without within into from onto upon like unlike
+same different other another only just exactly about around approximately roughly nearly almost whole
+breakdown distribution share split group grouped performing performed perform performance does did done
+have has had dataset database gained gain lost loss
+alphabetical alphabetically reverse reversed corresponding respective respectively ordered ordering listed
+substring contain contains containing letter letters character characters word words string strings starting
+beginning ending begins ends rare rarest common commonest frequent frequently popular
+minimum maximum min max distinct unique id ids identifier identifiers code codes type types kind kinds category
+categories status own owns owned having held hold holds whose full
+january february march april may june july august september october november december
+jan feb mar apr jun jul aug sep sept oct nov dec
+"""
+GENERIC = frozenset(normalise(_GENERIC_TEXT))
+"""Question and analysis words that never name data by themselves (folded like questions are)."""
+
+TYPO_ZIPF = 1.0
+"""A word rarer than this in English and French (wordfreq Zipf scale) is taken as a typo or a token, not a word."""
+MIN_PREFIX = 5
+"""Letters two words must share at the start to be forms of one word (four when the shorter word has four)."""
+
+
+def vocabulary(ctx: ToolContext, records: list[KnowledgeRecord], schema_text: str, mentions: list[str]) -> set[str]:
+    """Every folded word of the database's documents (catalog), ``schema_text``, ``records`` and ``mentions``."""
+    words = set(normalise(schema_text)) | set(normalise(" ".join(mentions)))
+    catalog = load_catalog(ctx.store, ctx.db.key) if ctx.store is not None else None
+    if catalog is not None:
+        for name in catalog.names:
+            words |= set(normalise(f"{name.replace('_', ' ')} {catalog.descriptions.get(name, '')} "
+                                   f"{catalog.schema_doc(name).replace('_', ' ')}"))
+    for r in records:
+        words |= set(normalise(" ".join([*r.phrases, r.definition, *r.values.values(), *r.values])))
+    return words
+
+
+def prefix_covered(word: str, vocabulary: set[str]) -> bool:
+    """True when ``word`` and a ``vocabulary`` word look like forms of one word.
+
+    They share a prefix of at least ``max(MIN_PREFIX, shorter length - 2)`` letters, or the shorter has four
+    letters and is the other's prefix ("asia"/"asian"). "nation"/"nationality", "arrival"/"arrived" and
+    "departure"/"departed" match; "ratio"/"rating" and "earning"/"early" do not. Cost: one pass over the
+    vocabulary (a few thousand words).
+    """
+    for other in vocabulary:
+        if other[:3] != word[:3]:
+            continue
+        shorter = min(len(word), len(other))
+        common = len(os.path.commonprefix([word, other]))
+        if common >= max(MIN_PREFIX, shorter - 2) or (shorter == 4 and common == 4):
+            return True
+    return False
+
+
+def uncovered_terms(question: str, vocabulary: set[str], common_zipf: float) -> list[str]:
+    """Content words of ``question`` that nothing in the database accounts for.
+
+    A word (3+ letters, folded by :func:`knowledge.lookup.normalise`) is uncovered when it is neither in
+    ``vocabulary`` (nor a form of a vocabulary word, :func:`prefix_covered`), nor in :data:`GENERIC`, nor an
+    English word at least ``common_zipf`` frequent (wordfreq; French: half a point more), nor so rare in both
+    languages (under :data:`TYPO_ZIPF`) that it is a typo; codes and numbers are skipped. A question written in
+    French (two or more of :data:`FRENCH_MARKERS`) is checked against an English schema, so there any ordinary
+    French word (Zipf >= :data:`FRENCH_ZIPF`) counts as covered: French questions are answered rather than
+    refused, at the price of missing some French refusals.
+    """
+    from wordfreq import zipf_frequency
+
+    raw = {normalise(w)[0]: w for w in re.findall(r"[^\W_]+", question.lower()) if normalise(w)}
+    tokens = normalise(question)
+    french = len(FRENCH_MARKERS.intersection(raw.values())) >= 2
+    out = []
+    for word in dict.fromkeys(tokens):
+        if len(word) < 3 or _CODE.match(word) or word in GENERIC or word in vocabulary:
+            continue
+        forms = {word, raw.get(word, word)}
+        english = max(zipf_frequency(f, "en") for f in forms)
+        french_zipf = max(zipf_frequency(f, "fr") for f in forms)
+        if english >= common_zipf or french_zipf >= (FRENCH_ZIPF if french else common_zipf + 0.5):
+            continue
+        if max(english, french_zipf) < TYPO_ZIPF or prefix_covered(word, vocabulary | GENERIC):
+            continue
+        out.append(word)
+    return out
+
+
+def can_name_data(word: str) -> bool:
+    """True when ``word`` can be a noun (lemminflect's lexicon) or is not in the lexicon (acronyms, names).
+
+    "earnings", "ratio", "rating", "ESG" can name missing data; "founded", "departing", "corresponding" and
+    "rarest" (only verb or adjective forms) cannot: a refusal that rests on them alone is overruled.
+    """
+    from lemminflect import getAllLemmas
+
+    lemmas: dict[str, Any] = getAllLemmas(word.lower())
+    return not lemmas or "NOUN" in lemmas or "PROPN" in lemmas
