@@ -32,11 +32,15 @@ DEFAULT_URL = "postgresql+psycopg://nl2sql_ro@127.0.0.1:55432/markets"
 
 def to_postgres(sql: str) -> str:
     """``sql`` (SQLite) in PostgreSQL: sqlglot's transpilation, plus an alias for every derived table without one
-    (PostgreSQL 15 requires it; SQLite and PostgreSQL 16 do not)."""
+    (PostgreSQL 15 requires it; SQLite and PostgreSQL 16 do not) and a text cast of a column taken apart with
+    SUBSTR (the loader makes ISO-date text columns DATE)."""
     tree = sqlglot.parse_one(sql, read="sqlite")
     for i, sub in enumerate(tree.find_all(exp.Subquery)):
         if not sub.alias and isinstance(sub.parent, (exp.From, exp.Join)):
             sub.set("alias", exp.TableAlias(this=exp.to_identifier(f"sub{i + 1}")))
+    for sub in tree.find_all(exp.Substring):  # SQLite's ISO-date text is a DATE there: substrings of its text
+        if isinstance(sub.this, exp.Column):
+            sub.set("this", exp.cast(sub.this.copy(), "text"))
     return tree.sql(dialect="postgres")
 
 

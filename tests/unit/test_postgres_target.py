@@ -46,6 +46,15 @@ def test_guarded_queries_on_both_databases(urls: dict[str, str]) -> None:
     assert chinook.run_query("SELECT COUNT(*) FROM customer WHERE country = 'Brazil'").rows == [(5,)]
 
 
+def test_iso_date_text_is_loaded_as_date(urls: dict[str, str]) -> None:
+    markets = Database(urls["markets"])
+    types = markets.run_query("SELECT column_name, data_type FROM information_schema.columns "
+                              "WHERE table_name = 'eq_px_d' AND column_name IN ('trd_dt', 'px_lst')")
+    assert dict(types.rows) == {"trd_dt": "date", "px_lst": "double precision"}
+    year = markets.run_query("SELECT EXTRACT(YEAR FROM MAX(trd_dt)) FROM eq_px_d")
+    assert year.ok and int(year.rows[0][0]) >= 2024
+
+
 def test_index_and_ask_end_to_end(urls: dict[str, str], tmp_path: Path, embedding_function: OfflineMiniLM) -> None:
     from agent.runner import ask, build_deps
     from tests.support.scripted_model import ScriptedChatModel
