@@ -263,11 +263,12 @@ class AnswerabilitySettings(BaseModel):
 
     enabled: bool = Field(True, description="Check each question before SQL is written (follow-up, clarify, refuse).")
     llm_check: bool = Field(
-        False, description="Ask the model (one short call) when some words of the question are found nowhere in the "
-        "schema, its documentation, the definitions or the linked values, and refuse or clarify on its verdict; off "
-        "(default): such questions are answered. Off because on unseen databases the 1.5B model's refusals cost "
-        "more than they save: Spider-dev 60, paired, EX 37/60 with it against 44/60 without (8 refusals, 7 of them "
-        "answerable and answered right without the check); the boundary set's 18/18 refusals need it on.")
+        True, description="Ask the model (one short call) when some words of the question are found nowhere in the "
+        "schema, its documentation, the definitions or the linked values, and refuse or clarify on its verdict. A "
+        "refusal counts only when the model names an uncovered word that can name data (tools.coverage). Measured "
+        "with scripts/measure_answerability.py --llm: boundary set kind accuracy 59/60; answerable questions "
+        "refused: Spider-dev 200 2, demo 59 none, reworded 15 none, French 15 none. Off: such questions are "
+        "answered (boundary refusals then go unanswered as refusals).")
     common_word_zipf: float = Field(
         5.0, ge=0.0, le=8.0, description="English words at least this frequent (wordfreq Zipf scale) never count as "
         "uncovered (French: this + 0.5).")

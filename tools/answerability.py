@@ -49,7 +49,7 @@ from retrieval.embeddings import get_embedding_function
 from retrieval.hybrid import load_catalog
 from retrieval.term_similarity import nearest_schema_names
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
-from tools.coverage import can_name_data, uncovered_terms, vocabulary
+from tools.coverage import can_name_data, is_french, uncovered_terms, vocabulary
 from tools.masked_names import stored_in_masked_columns
 
 Kind = Literal["answer", "clarify", "follow_up", "refuse"]
@@ -204,7 +204,7 @@ class CheckQuestionTool(Tool[CheckQuestionArgs]):
         named = set(normalise(verdict.missing)) & set(uncovered)
         if verdict.kind == "refuse" and not named:
             return done("answer", "the model's missing data is not among the uncovered words: answering")
-        if verdict.kind == "refuse" and not any(can_name_data(w) for w in named):
+        if verdict.kind == "refuse" and not any(can_name_data(w, french=is_french(args.question)) for w in named):
             return done("answer", "the model's missing data is a verb or adjective form, not data: answering")
         if verdict.kind == "refuse":
             missing = verdict.missing.strip() or ", ".join(uncovered)

@@ -111,7 +111,7 @@ def uncovered_terms(question: str, vocabulary: set[str], common_zipf: float) -> 
 
     raw = {normalise(w)[0]: w for w in re.findall(r"[^\W_]+", question.lower()) if normalise(w)}
     tokens = normalise(question)
-    french = len(FRENCH_MARKERS.intersection(raw.values())) >= 2
+    french = is_french(question)
     out = []
     for word in dict.fromkeys(tokens):
         if len(word) < 3 or _CODE.match(word) or word in GENERIC or word in vocabulary:
@@ -127,13 +127,21 @@ def uncovered_terms(question: str, vocabulary: set[str], common_zipf: float) -> 
     return out
 
 
-def can_name_data(word: str) -> bool:
-    """True when ``word`` can be a noun (lemminflect's lexicon) or is not in the lexicon (acronyms, names).
+def is_french(question: str) -> bool:
+    """True when ``question`` has two or more of :data:`FRENCH_MARKERS` (French function words)."""
+    words = {w for w in re.findall(r"[^\W_]+", question.lower())}
+    return len(FRENCH_MARKERS.intersection(words)) >= 2
+
+
+def can_name_data(word: str, *, french: bool = False) -> bool:
+    """True when ``word`` can be a noun (lemminflect's English lexicon) or is not in the lexicon (acronyms).
 
     "earnings", "ratio", "rating", "ESG" can name missing data; "founded", "departing", "corresponding" and
-    "rarest" (only verb or adjective forms) cannot: a refusal that rests on them alone is overruled.
+    "rarest" (only verb or adjective forms) cannot: a refusal that rests on them alone is overruled. In a French
+    question (``french``) a word the English lexicon does not know ("immatriculée") is not trusted either: the
+    lexicon cannot tell its part of speech, and French questions are answered rather than refused.
     """
     from lemminflect import getAllLemmas
 
     lemmas: dict[str, Any] = getAllLemmas(word.lower())
-    return not lemmas or "NOUN" in lemmas or "PROPN" in lemmas
+    return "NOUN" in lemmas or "PROPN" in lemmas or (not lemmas and not french)

@@ -171,14 +171,16 @@ def test_word_forms_typos_and_query_words_are_covered() -> None:
     assert uncovered_terms("What is the price-to-earnings ratio?", vocab, 5.0) == ["earning", "ratio"]
     assert can_name_data("earnings") and can_name_data("ratio") and can_name_data("esg")
     assert not can_name_data("founded") and not can_name_data("departing") and not can_name_data("rarest")
+    assert can_name_data("esg") and not can_name_data("immatriculée", french=True)
+    assert can_name_data("dividende", french=False) and can_name_data("dividend", french=True)
 
 
 def test_a_refusal_resting_on_a_verb_form_is_overruled(shop_settings: Settings, shop_store: ChromaStore) -> None:
-    from tools.answerability import CheckQuestionArgs, CheckQuestionTool
-    from tools.base import ToolContext
     from core.llm import LLMProvider, UsageLog
     from database.connection import Database
     from tests.support.scripted_model import ScriptedChatModel
+    from tools.answerability import CheckQuestionArgs, CheckQuestionTool
+    from tools.base import ToolContext
 
     settings = shop_settings.model_copy(update={"answerability": shop_settings.answerability.model_copy(
         update={"llm_check": True, "synonym_similarity": 1.01})})
