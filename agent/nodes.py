@@ -21,6 +21,7 @@ from agent.compact_plan import compact_model, expand
 from agent.context import AgentDeps
 from agent.plan import Plan, PlanError, complete_plan, default_plan, draft_model, resolve_refs, validate_plan
 from agent.state import AgentState
+from agent.translate import translate_question
 from core.llm import LLMError, UsageLog, chat, invoke_structured
 from prompts import planner as planner_prompt
 from tools.base import ToolCall, ToolContext, ToolResult
@@ -58,6 +59,8 @@ def plan(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
     started = time.perf_counter()
     usage = UsageLog()
     question = complete_follow_up(state.get("history", []), state["question"])
+    typed = question
+    question = translate_question(deps, question, usage) or question
     tools = deps.registry
     allowed = tools.enabled_names(deps.settings)
     wanted = tools.wanted_names(question)
@@ -85,8 +88,10 @@ def plan(state: AgentState, runtime: Runtime[AgentDeps]) -> dict[str, Any]:
         "steps": [{"id": s.id, "tool": s.tool, "input": s.input} for s in the_plan.steps],
         **usage.totals(),
     }
-    if question != state["question"]:
-        record["completed_question"] = question  # a follow-up reply completed the pending question
+    if typed != state["question"]:
+        record["completed_question"] = typed  # a follow-up reply completed the pending question
+    if question != typed:
+        record["translated_from"] = typed  # the question as typed (French); the plan works on the English
     return {
         "question": question,
         "plan": the_plan,

@@ -327,6 +327,11 @@ class Settings(BaseSettings):
         "agent.compact_plan); full: it writes every step and its input as JSON (~130 output tokens, ~8 s more on "
         "the local 2-core model).",
     )
+    translate_questions: bool = Field(
+        True,
+        description="Put a French question into English before planning (agent.translate: one short call, only "
+        "when tools.coverage.is_french says French); the schema, definitions and examples are English.",
+    )
     use_insights: bool = Field(
         False,
         description="Offer the table_insights tool (one extra LLM call) to the planner; off by default because "

@@ -196,3 +196,24 @@ def test_compact_plan_with_an_unknown_switch_falls_back(shop_settings: Settings,
     insights = shop_settings.model_copy(update={"use_insights": True})
     out, _ = _ask(insights, shop_store, "How many customers are from Brazil?", planner={"i": 0, "drop": 1})
     assert out.plan_source == "fallback" and out.rows == [[2]]
+
+
+def test_a_french_question_is_planned_and_answered_in_english(shop_settings: Settings,
+                                                              shop_store: ChromaStore) -> None:
+    settings = shop_settings.model_copy(update={"plan_format": "full"})
+    planner = ScriptedChatModel(replies=[{"english": "How many customers are from Brazil?"}, GOOD_PLAN])
+    models = {**_fakes(), "planner": planner}
+    deps = build_deps(settings, llm_overrides=models, store=shop_store)  # type: ignore[arg-type]
+    out = ask(deps, "Combien de clients sont du Brésil ?")
+    assert out.status == "ok" and out.rows == [[2]]
+    assert "Combien de clients" in _prompt_text(planner.prompts[0])  # the translation call
+    assert "How many customers are from Brazil?" in _prompt_text(planner.prompts[1])  # the plan works on English
+    assert "How many customers are from Brazil?" in _prompt_text(models["generator"].prompts[0])
+    plan = next(t for t in out.trace if t["node"] == "plan")
+    assert plan["translated_from"] == "Combien de clients sont du Brésil ?"
+    english, _ = _ask(shop_settings, shop_store, "How many customers are from Brazil?")
+    assert not any("translated_from" in t for t in english.trace)  # English: no translation call
+    off = settings.model_copy(update={"translate_questions": False})
+    models = {**_fakes(), "planner": ScriptedChatModel(replies=[GOOD_PLAN])}
+    out = ask(build_deps(off, llm_overrides=models, store=shop_store), "Combien de clients sont du Brésil ?")  # type: ignore[arg-type]
+    assert not any("translated_from" in t for t in out.trace)
