@@ -1,0 +1,291 @@
+"""The parts of :class:`core.settings.Settings`: paths, the local server's address, and one model per section.
+
+Each section (an LLM role, the embedded server, retrieval, generation, answerability, users, prices) is a
+Pydantic model with every field documented; :mod:`core.settings` assembles them and reads the environment.
+Import them from :mod:`core.settings`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, SecretStr
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+"""Repository root (the folder holding ``pyproject.toml``)."""
+
+DATA_DIR = PROJECT_ROOT / "data"
+DEMO_DB_PATH = DATA_DIR / "markets" / "markets.sqlite"
+STATE_DIR = PROJECT_ROOT / ".nl2sql"
+"""Per-checkout state: Chroma indexes, checkpoints, traces, feedback (git-ignored)."""
+
+LOCAL_HOST = "127.0.0.1"
+LOCAL_PORT = 8765
+LOCAL_BASE_URL = f"http://{LOCAL_HOST}:{LOCAL_PORT}/v1"
+LOCAL_MODEL_NAME = "qwen2.5-coder-1.5b-instruct"
+
+Role = Literal["planner", "generator", "judge", "organizer", "filter"]
+ROLES: tuple[Role, ...] = ("planner", "generator", "judge", "organizer", "filter")
+
+
+class LLMSettings(BaseModel):
+    """Connection and sampling settings of one LLM role (an OpenAI-compatible chat endpoint)."""
+
+    model: str = Field(LOCAL_MODEL_NAME, description="Model name sent to the endpoint.")
+    base_url: str = Field(LOCAL_BASE_URL, description="OpenAI-compatible base URL, ending in /v1.")
+    api_key: SecretStr = Field(SecretStr("sk-local"), description="API key; never logged or displayed.")
+    temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature.")
+    max_tokens: int = Field(512, ge=1, description="Cap on completion tokens per call.")
+    timeout_s: float = Field(180.0, gt=0, description="Per-request timeout in seconds.")
+    max_retries: int = Field(
+        1, ge=0, description="Retries on malformed structured output or non-transient transport errors."
+    )
+    transient_retries: int = Field(
+        3, ge=0, le=10, description="Retries, with exponential backoff, on transient endpoint errors (429, 5xx, "
+        "connection refused/reset, timeouts); never past the question's time budget (question_budget_s).")
+    retry_backoff_s: float = Field(
+        0.5, ge=0.0, description="First backoff wait in seconds (doubles per retry, with jitter; a 429's "
+        "Retry-After is honoured).")
+    retry_max_wait_s: float = Field(8.0, ge=0.0, description="Longest single backoff wait in seconds.")
+
+    @property
+    def is_local_default(self) -> bool:
+        """True when this role points at the default address of the embedded local server."""
+        return self.base_url.rstrip("/") == LOCAL_BASE_URL
+
+
+class LocalLLMSettings(BaseModel):
+    """The embedded llama.cpp server (xllamacpp) that serves the default local model."""
+
+    model_path: Path = Field(
+        Path.home() / ".cache" / "nl2sql" / "models" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        description="Where the assembled GGUF file lives.",
+    )
+    host: str = Field(LOCAL_HOST, description="Bind address; loopback only.")
+    port: int = Field(LOCAL_PORT, description="TCP port of the OpenAI-compatible server.")
+    n_parallel: int = Field(4, ge=2, description="Parallel decoding slots.")
+    ctx_size: int = Field(16384, ge=2048, description="Total context tokens, shared by the slots.")
+    n_threads: int = Field(2, ge=1, description="CPU threads for decoding.")
+    auto_start: bool = Field(
+        True, description="Start the server when a role uses the local default endpoint."
+    )
+    startup_timeout_s: float = Field(180.0, gt=0, description="How long to wait for the health check.")
+    cache_ram_mib: int = Field(
+        2048, ge=0, description="Host-RAM budget of llama.cpp's cross-slot prompt cache in MiB (0: off); it keeps "
+        "the schema prefixes of several databases and roles after their slot moved on.")
+    slot_save_path: Path | None = Field(
+        STATE_DIR / "slots", description="Folder of saved prompt-prefix KV caches (llama.cpp slot save/restore; "
+        "core/slot_cache.py); the warm-up restores a database's schema prompt from here instead of re-reading it "
+        "after a restart (~85 MB per 3k-token prefix). None: off. Follows state_dir unless set.")
+    speculative: Literal["off", "ngram", "draft"] = Field(
+        "off",
+        description=(
+            "Speculative decoding: 'ngram' drafts from n-grams already in the context (no extra model), "
+            "'draft' from the small draft model at draft_model_path (pip install -r requirements-draft.txt; "
+            "nl2sql llm assemble --draft). The main model checks every draft, so outputs stay those of 'off' "
+            "(up to llama.cpp's batch-dependent arithmetic). Off by default: both were slower on 2 CPU cores "
+            "(README, scripts/bench_speculative.py)."
+        ),
+    )
+    draft_model_path: Path = Field(
+        Path.home() / ".cache" / "nl2sql" / "models" / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+        description="Where the assembled draft GGUF (Qwen2.5-Coder-0.5B-Instruct) lives (speculative='draft').",
+    )
+    draft_max: int = Field(8, ge=1, le=64, description="Draft model: most tokens drafted per step.")
+    draft_min: int = Field(0, ge=0, description="Draft model: fewest tokens drafted per step.")
+    draft_p_min: float = Field(
+        0.75, ge=0.0, le=1.0, description="Draft model: stop drafting below this token probability."
+    )
+    ngram_size: int = Field(
+        12, ge=1, le=32, description="n-gram speculation: length of the context match that triggers a draft."
+    )
+    ngram_max: int = Field(16, ge=1, le=64, description="n-gram speculation: most tokens drafted per match.")
+
+    @property
+    def base_url(self) -> str:
+        """OpenAI base URL of the embedded server at ``host``/``port``, e.g. ``http://127.0.0.1:8765/v1``."""
+        return f"http://{self.host}:{self.port}/v1"
+
+
+class RetrievalSettings(BaseModel):
+    """Vector store and retrieval knobs."""
+
+    chroma_path: Path = Field(STATE_DIR / "chroma", description="Persistent Chroma directory.")
+    chroma_url: str = Field(
+        "", description="Chroma server URL (e.g. http://127.0.0.1:8000); empty: the local chroma_path folder. "
+        "Shared by every app replica (retrieval.store_factory).")
+    chroma_token: SecretStr | None = Field(
+        None, description="Sent as 'Authorization: Bearer <token>' to the Chroma server (for a server or proxy "
+        "that checks it); never logged.")
+    embedding_model_dir: Path | None = Field(
+        None, description="Folder with the MiniLM ONNX model and tokenizer files; default: chromadb's cache."
+    )
+    top_k_tables: int = Field(8, ge=1, description="At most this many tables when the schema exceeds the budget.")
+    schema_token_budget: int = Field(
+        2400, ge=200, description="Approximate tokens of schema context; a database that fits is shown whole."
+    )
+    core_block_fraction: float = Field(
+        0.5, ge=0.0, le=1.0,
+        description="Share of the schema budget given to the fixed core block (the most connected tables, shown "
+        "first for every question so the prompt cache serves them) when the schema exceeds the budget; 0: none.",
+    )
+    top_k_examples: int = Field(3, ge=0, description="Few-shot examples retrieved per question.")
+    sample_rows: int = Field(3, ge=0, description="Sample rows per table shown in schema chunks.")
+    use_examples: bool = Field(True, description="Retrieve few-shot examples for SQL generation.")
+    use_knowledge: bool = Field(
+        True, description="Show the approved business definitions (knowledge file) a question uses to the generator."
+    )
+    sensitive_patterns: list[str] = Field(
+        default_factory=lambda: [
+            r"e_?mail",
+            r"phone|mobile|(^|_)fax($|_)",
+            r"(first|last|full|given|middle|maiden|family|sur|fore|nick|contact|person|user|employee|"
+            r"patient|student)_?name|(^|_)(emp|[fl])_?name($|_)",
+            r"birth|(^|_)dob($|_)",
+            r"address(?!_?id)|(^|_)addr(\d|_|$)|street|postal|post_?code|(^|_)zip",
+            r"(^|_)ssn($|_)|social_?security|passport|(^|_)iban($|_)|(account|acct)_?(number|no|num)($|_)|"
+            r"(^|_)card($|_)|card_?(number|no|num)|national_?id|tax_?id",
+        ],
+        description="Regexes (case-insensitive, matched against a column's name and its snake_case form) of "
+        "columns whose values are masked in sample rows and profiles (personal data).",
+    )
+
+
+Strategy = Literal["direct", "divide_and_conquer", "query_plan"]
+"""SQL generation prompts: ``direct`` (SQL only), ``divide_and_conquer`` and ``query_plan`` chain-of-thought
+(CHASE-SQL, Pourreza et al. 2024)."""
+
+
+class CandidateSpec(BaseModel):
+    """One SQL candidate to generate: its prompt strategy and sampling temperature."""
+
+    strategy: Strategy = Field(description="Prompt strategy of this candidate.")
+    temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature of this candidate.")
+
+    @classmethod
+    def parse_list(cls, text: str) -> list[CandidateSpec]:
+        """Parse ``"qp:0,dc:0.7,direct"`` (strategy[:temperature], comma-separated; ``qp``/``dc`` short).
+
+        Raises:
+            ValueError: unknown strategy or bad temperature.
+        """
+        short = {"qp": "query_plan", "dc": "divide_and_conquer", "direct": "direct"}
+        specs = []
+        for part in filter(None, (p.strip() for p in text.split(","))):
+            name, _, temp = part.partition(":")
+            strategy = short.get(name, name)
+            if strategy not in short.values():
+                raise ValueError(f"unknown candidate strategy {name!r}; use direct, qp or dc")
+            specs.append(cls(strategy=strategy, temperature=float(temp) if temp else 0.0))
+        if not specs:
+            raise ValueError("no candidate given")
+        return specs
+
+
+class GenerationSettings(BaseModel):
+    """Candidates, judge and verifier (CHASE-SQL-style generation with selection and repair)."""
+
+    candidates_remote: list[CandidateSpec] = Field(
+        default_factory=lambda: [
+            CandidateSpec(strategy="divide_and_conquer", temperature=0.0),
+            CandidateSpec(strategy="divide_and_conquer", temperature=0.7),
+            CandidateSpec(strategy="query_plan", temperature=0.0),
+            CandidateSpec(strategy="query_plan", temperature=0.7),
+        ],
+        description="Candidates when the generator is a remote endpoint (concurrent calls are cheap there).",
+    )
+    candidates_local: list[CandidateSpec] = Field(
+        default_factory=lambda: [
+            CandidateSpec(strategy="direct", temperature=0.0),
+            CandidateSpec(strategy="query_plan", temperature=0.0),
+            CandidateSpec(strategy="divide_and_conquer", temperature=0.0),
+        ],
+        description="Candidates on the embedded 2-core model, where every output token costs ~45-65 ms and "
+        "parallel slots add little throughput (see the README's measurements).",
+    )
+    candidates: list[CandidateSpec] | None = Field(
+        None, description="Explicit candidate list; overrides the profiles' lists above."
+    )
+    profile: Literal["auto", "small", "large"] = Field(
+        "auto",
+        description="Generation profile by model capability (core.profile): small = the cascade of "
+        "candidates_local, large = candidates_remote judged; auto = small for the embedded server or a model "
+        "whose name says it is small (at most 10B parameters, or a known small family), else large.",
+    )
+    parallel: bool | None = Field(
+        None,
+        description="Generate candidates concurrently; None = automatic: yes for the large profile, no for "
+        "the small one (e.g. the embedded 2-core model, where parallel slots barely add throughput and each slot must first process "
+        "the schema prompt itself: sequential candidates reuse one slot's prompt cache).",
+    )
+    cascade: bool | None = Field(
+        None,
+        description="Generate candidates in order and stop at the first whose SQL runs and returns rows (later "
+        "candidates are fallbacks); None = automatic: on for the small profile, where the direct candidate "
+        "is the most accurate and each extra candidate costs ~5-10 s on the embedded model (see the README's "
+        "ablation), off for the large profile (all candidates, judged).",
+    )
+    simplify_sql: bool = Field(
+        True, description="Rewrite each candidate with the result-preserving simplifier (database.simplify): "
+        "drop needless primary-key self-joins and table aliases.",
+    )
+    reasoning_max_chars: int = Field(
+        240, ge=40, le=4000, description="Cap on a candidate's chain-of-thought (characters, grammar-enforced)."
+    )
+    judge_threshold: float = Field(
+        0.6, ge=0.0, le=1.0, description="Verifier repairs when the judge's best normalised score is below this."
+    )
+    verifier_retries: int = Field(2, ge=0, le=5, description="Repair attempts of the verifier.")
+    fallback_budget_s: float | None = Field(
+        None, gt=0, description="Soft time budget of a question in seconds: once it has run this long, no further "
+        "cascade candidate or verifier repair starts and the best result so far is the answer (the p95 latency "
+        "lever; scripts/simulate_budget.py replays it on evaluation records). None: no budget.")
+    probe_limit: int = Field(3, ge=0, le=10, description="Read-only probe queries per repair attempt.")
+    repair_errors: bool = Field(
+        True, description="In the cascade, a candidate whose dry run fails with a database error is followed by "
+        "a repair that sees the error and probe results, in place of the next fresh candidate (same number of "
+        "calls; tools.generation).")
+
+
+class AnswerabilitySettings(BaseModel):
+    """When the assistant answers, asks back or refuses (tools.answerability; BAR-SQL's four outcomes)."""
+
+    enabled: bool = Field(True, description="Check each question before SQL is written (follow-up, clarify, refuse).")
+    llm_check: bool = Field(
+        True, description="Ask the model (one short call) when some words of the question are found nowhere in the "
+        "schema, its documentation, the definitions or the linked values, and refuse or clarify on its verdict. A "
+        "refusal counts only when the model names an uncovered word that can name data (tools.coverage). Measured "
+        "with scripts/measure_answerability.py --llm: boundary set kind accuracy 59/60; answerable questions "
+        "refused: Spider-dev 200 2, demo 59 none, reworded 15 none, French 15 none. Off: such questions are "
+        "answered (boundary refusals then go unanswered as refusals).")
+    common_word_zipf: float = Field(
+        5.0, ge=0.0, le=8.0, description="English words at least this frequent (wordfreq Zipf scale) never count as "
+        "uncovered (French: this + 0.5).")
+    max_tokens: int = Field(120, ge=20, le=1000, description="Completion cap of the answerability call.")
+    synonym_similarity: float = Field(
+        0.55, ge=0.0, le=1.01, description="An uncovered word whose embedding is at least this similar (cosine) to a "
+        "table or column name counts as covered: a synonym of the schema ('gender' for Sex), not missing data "
+        "(retrieval.term_similarity; scripts/measure_answerability.py). Above 1: off.")
+
+
+class ModelPrice(BaseModel):
+    """Price of one model in US dollars per million tokens (for the evaluation's cost figures)."""
+
+    prompt_per_mtok: float = Field(0.0, ge=0.0, description="USD per 1M prompt (input) tokens.")
+    completion_per_mtok: float = Field(0.0, ge=0.0, description="USD per 1M completion (output) tokens.")
+
+
+class UsersSettings(BaseModel):
+    """Who uses the app (ui.identity): the user of a browser session and who gets the developer panel."""
+
+    trusted_header: str = Field(
+        "", description="Request header a trusted reverse proxy sets to the signed-in user's name, e.g. "
+        "X-Forwarded-User; empty: not used. Used when no [auth] (OIDC) section is configured in Streamlit's "
+        "secrets; a request without it is refused.")
+    default_user: str = Field(
+        "local", min_length=1, description="The user when neither OIDC nor a trusted header is configured (also "
+        "the user of the CLI and the MCP server).")
+    developers: list[str] = Field(
+        default_factory=lambda: ["local"], description="User names that see the developer panel (traces, tools, "
+        "vector stores, review, knowledge) and the settings page; everyone else gets the chat only.")
