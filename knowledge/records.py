@@ -113,13 +113,16 @@ class KnowledgeRecord(BaseModel):
 
 
 class KnowledgeBase(BaseModel):
-    """The knowledge file of one database: ``version`` (format), ``database`` (its key) and the records.
+    """The knowledge file of one database: ``version`` (format), ``database`` (its key), ``dialect``, the records.
 
     Raises (at validation): two records share an id.
     """
 
     version: int = Field(1, ge=1, le=1)
     database: str = ""
+    dialect: str | None = Field(None, description="sqlglot dialect of the records' SQL when it is not the "
+                                "database's (a SQLite file's knowledge serving its PostgreSQL copy): transpiled "
+                                "before it reaches a prompt.")
     records: list[KnowledgeRecord] = Field(default_factory=list)
 
     @model_validator(mode="after")

@@ -28,6 +28,7 @@ import sqlglot
 from sqlglot.errors import SqlglotError
 from tqdm.auto import tqdm
 
+from database.transpile import transpile_sql
 from retrieval.documents import example_doc_id
 from retrieval.manifest import HASH_KEY, content_hash, refresh_snapshot
 from retrieval.store import EXAMPLES_INDEX, Metadata, VectorStore
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 EXCLUDED_STATUSES = frozenset({"retired", "rejected", "deprecated", "disabled", "draft"})
 """Examples with one of these ``status`` values are never indexed."""
 
-OPTIONAL_FIELDS = ("id", "source", "status", "added")
+OPTIONAL_FIELDS = ("id", "source", "status", "added", "dialect")
 
 
 @dataclass
@@ -46,7 +47,9 @@ class Example:
     """One question/SQL pair.
 
     ``source``: "file", "feedback" or a merge like "file+feedback" (None: unknown); ``status``: free text,
-    default approved; ``added``: ISO date text.
+    default approved; ``added``: ISO date text; ``dialect``: the sqlglot dialect ``sql`` is written in when it
+    is not the database's (an examples file written for SQLite serving a PostgreSQL copy of the data): it is
+    transpiled at indexing (:func:`prepare_examples`).
     """
 
     question: str
@@ -55,6 +58,7 @@ class Example:
     source: str | None = None
     status: str | None = None
     added: str | None = None
+    dialect: str | None = None
 
     @classmethod
     def from_dict(cls, obj: Mapping[str, Any], *, source: str | None = None) -> Example:
@@ -204,6 +208,9 @@ def prepare_examples(
 ) -> tuple[list[Example], ExamplesReport]:
     """Status filter, duplicate merge and validation (steps 1-3 of the module docstring).
 
+    Examples whose ``dialect`` is not the database's are first transpiled to it
+    (:func:`database.transpile.transpile_sql`).
+
     Returns:
         The examples to index and a report with ``loaded``, ``excluded``, ``duplicates`` and ``flagged``.
 
@@ -211,6 +218,10 @@ def prepare_examples(
         ValueError: a mapping lacks ``question`` or ``sql``.
     """
     items = [e if isinstance(e, Example) else Example.from_dict(e) for e in examples]
+    target = str(dialect or getattr(db, "dialect", "sqlite"))
+    for ex in items:  # written for another engine: transpiled, then validated on this one like the rest
+        if ex.dialect and ex.dialect != target:
+            ex.sql, ex.dialect = transpile_sql(ex.sql, ex.dialect, target), target
     active = [e for e in items if (e.status or "approved").lower() not in EXCLUDED_STATUSES]
     merged, dropped = merge_duplicates(active, str(dialect or getattr(db, "dialect", "sqlite")))
     good, flagged = validate_examples(db, merged)

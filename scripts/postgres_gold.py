@@ -17,31 +17,20 @@ import json
 import sys
 from pathlib import Path
 
-import sqlglot
-from sqlglot import exp
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from core.settings import DEMO_DB_PATH  # noqa: E402
 from database.connection import Database  # noqa: E402
+from database.transpile import transpile_sql  # noqa: E402
 from eval.metrics import gold_is_ordered, results_match  # noqa: E402
 
 DEFAULT_URL = "postgresql+psycopg://nl2sql_ro@127.0.0.1:55432/markets"
 
 
 def to_postgres(sql: str) -> str:
-    """``sql`` (SQLite) in PostgreSQL: sqlglot's transpilation, plus an alias for every derived table without one
-    (PostgreSQL 15 requires it; SQLite and PostgreSQL 16 do not) and a text cast of a column taken apart with
-    SUBSTR (the loader makes ISO-date text columns DATE)."""
-    tree = sqlglot.parse_one(sql, read="sqlite")
-    for i, sub in enumerate(tree.find_all(exp.Subquery)):
-        if not sub.alias and isinstance(sub.parent, (exp.From, exp.Join)):
-            sub.set("alias", exp.TableAlias(this=exp.to_identifier(f"sub{i + 1}")))
-    for sub in tree.find_all(exp.Substring):  # SQLite's ISO-date text is a DATE there: substrings of its text
-        if isinstance(sub.this, exp.Column):
-            sub.set("this", exp.cast(sub.this.copy(), "text"))
-    return tree.sql(dialect="postgres")
+    """``sql`` (SQLite) in PostgreSQL (:func:`database.transpile.transpile_sql`)."""
+    return transpile_sql(sql, "sqlite", "postgres")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from core.settings import Settings
+from database.transpile import transpile_sql
 from knowledge.files import KnowledgeFileError, load_knowledge
 from knowledge.lookup import KnowledgeMatcher, definitions_block, select_records
 from knowledge.records import KnowledgeBase, KnowledgeRecord
@@ -79,6 +80,9 @@ class LookupKnowledgeTool(Tool[LookupKnowledgeArgs]):
                               value={"records": [], "matches": [], "file": str(path), "error": str(exc)})
         matches = matcher_for(path, kb).match(args.question)
         records = select_records(kb.approved(), matches)
+        if kb.dialect and kb.dialect != ctx.db.dialect:  # written for another engine: shown in this one's SQL
+            records = [r.model_copy(update={"sql": transpile_sql(r.sql, kb.dialect, ctx.db.dialect)})
+                       if r.sql and r.type != "view" else r for r in records]
         return ToolResult(
             ok=True, kind="knowledge", text=definitions_block(records),
             value={"records": [r.model_dump(exclude_defaults=True) for r in records],

@@ -139,3 +139,30 @@ def test_build_indexes_routes_examples_through_the_store(store: ChromaStore, db:
     assert [s["question"] for s in report.skipped_examples] == ["Broken"]
     assert "no such table" in report.skipped_examples[0]["error"]
     assert "merged 1 duplicate examples" in report.summary()
+
+
+def test_examples_written_for_another_engine_are_transpiled_then_validated(db: Database) -> None:
+    from retrieval.examples_store import prepare_examples
+
+    examples = [
+        {"question": "Customer ids as text starting with a", "dialect": "postgres",
+         "sql": "SELECT id::text FROM customers WHERE name ILIKE 'a%'"},  # PostgreSQL-only syntax
+        {"question": "How many customers?", "sql": "SELECT COUNT(*) FROM customers", "dialect": "sqlite"},
+        {"question": "Bad one", "dialect": "postgres", "sql": "SELECT nope FROM customers"},
+    ]
+    good, report = prepare_examples(db, examples)
+    assert [e.question for e in good] == ["Customer ids as text starting with a", "How many customers?"]
+    assert good[0].sql == "SELECT CAST(id AS TEXT) FROM customers WHERE LOWER(name) LIKE LOWER('a%')"
+    assert good[0].dialect == "sqlite" and good[1].sql == "SELECT COUNT(*) FROM customers"
+    assert [f["question"] for f in report.flagged] == ["Bad one"]  # still validated on this engine
+
+
+def test_transpile_rewrites_for_the_target_engine() -> None:
+    from database.transpile import transpile_sql
+
+    month = transpile_sql("SELECT SUBSTR(d, 1, 7) AS m FROM t", "sqlite", "postgres")
+    assert month == "SELECT SUBSTRING(CAST(d AS TEXT) FROM 1 FOR 7) AS m FROM t"  # DATE there, text here
+    assert transpile_sql("SELECT * FROM (SELECT 1 AS a)", "sqlite", "postgres").endswith("AS sub1")
+    assert transpile_sql("t.d = (SELECT MAX(d) FROM t)", "sqlite", "postgres") == "t.d = (SELECT MAX(d) FROM t)"
+    assert transpile_sql("SELECT 1", "sqlite", "sqlite") == "SELECT 1"
+    assert transpile_sql("not sql ((", "sqlite", "postgres") == "not sql (("  # prompt text stays as written

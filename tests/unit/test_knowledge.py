@@ -142,3 +142,22 @@ def test_answer_cites_the_definitions_its_sql_applies(shop_settings: Settings, s
     ]))
     out, _ = _ask(shop_settings, shop_store, "How many Brazilian customers with big orders?", planner={})
     assert out.definitions == ["brazilian customers"]  # the SQL filters on country, not on order amounts
+
+
+def test_definitions_written_for_sqlite_are_shown_in_the_database_dialect(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from tools.knowledge import LookupKnowledgeArgs, LookupKnowledgeTool
+
+    path = tmp_path / "shop.knowledge.yaml"
+    path.write_text(
+        "version: 1\ndatabase: shop\ndialect: sqlite\nrecords:\n"
+        "  - id: order_month\n    type: rule\n    name: order month\n    synonyms: [month of the order]\n"
+        "    definition: The month of an order is the first seven characters of its date.\n"
+        "    sql: \"SUBSTR(orders.order_date, 1, 7)\"\n    status: approved\n    provenance: human\n")
+    settings = Settings(knowledge_path=path)
+    for dialect, expected in (("postgres", "SQL: SUBSTRING(CAST(orders.order_date AS TEXT) FROM 1 FOR 7)"),
+                              ("sqlite", "SQL: SUBSTR(orders.order_date, 1, 7)")):
+        ctx = SimpleNamespace(settings=settings, db=SimpleNamespace(dialect=dialect))
+        res = LookupKnowledgeTool().run(LookupKnowledgeArgs(question="Orders per month of the order"), ctx)  # type: ignore[arg-type]
+        assert expected in res.text
