@@ -49,7 +49,7 @@ from retrieval.embeddings import get_embedding_function
 from retrieval.hybrid import load_catalog
 from retrieval.term_similarity import nearest_schema_names
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
-from tools.coverage import can_name_data, is_french, uncovered_terms, vocabulary
+from tools.coverage import can_name_data, is_french, schema_legibility, uncovered_terms, vocabulary
 from tools.masked_names import stored_in_masked_columns
 
 Kind = Literal["answer", "clarify", "follow_up", "refuse"]
@@ -191,6 +191,12 @@ class CheckQuestionTool(Tool[CheckQuestionArgs]):
         evidence["uncovered"] = uncovered
         if not uncovered or not cfg.llm_check:
             return done("answer", "all words covered" if not uncovered else "model check off")
+        catalog = load_catalog(ctx.store, ctx.db.key) if ctx.store is not None else None
+        legibility = schema_legibility(catalog) if catalog is not None else 1.0
+        evidence["legibility"] = round(legibility, 3)
+        if legibility < cfg.min_legibility:
+            return done("answer", "the schema's names are terse codes without documentation: an uncovered word "
+                        "is no evidence of missing data, answering")
         system = prompt.SYSTEM.format(schema_prefix=schema_prefix(ctx.db.dialect, args.schema_text or "(none)"))
         user = prompt.USER.format(definitions=args.definitions, uncovered=", ".join(uncovered),
                                   question=args.question)

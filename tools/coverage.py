@@ -17,13 +17,14 @@ lexicon does not know such as an acronym), as opposed to a verb or adjective for
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from typing import Any
 
 from knowledge.lookup import normalise
 from knowledge.records import KnowledgeRecord
-from retrieval.hybrid import load_catalog
+from retrieval.hybrid import TableCatalog, load_catalog
 from tools.base import ToolContext
 
 FRENCH_MARKERS = frozenset({"le", "la", "les", "de", "du", "des", "est", "quel", "quelle", "quels", "une", "un",
@@ -61,6 +62,8 @@ GENERIC = frozenset(normalise(_GENERIC_TEXT))
 
 TYPO_ZIPF = 1.0
 """A word rarer than this in English and French (wordfreq Zipf scale) is taken as a typo or a token, not a word."""
+LEGIBLE_ZIPF = 3.0
+"""A name part at least this frequent in English (wordfreq Zipf scale) is a word, not a code."""
 MIN_PREFIX = 5
 """Letters two words must share at the start to be forms of one word (four when the shorter word has four)."""
 
@@ -145,3 +148,52 @@ def can_name_data(word: str, *, french: bool = False) -> bool:
 
     lemmas: dict[str, Any] = getAllLemmas(word.lower())
     return "NOUN" in lemmas or "PROPN" in lemmas or (not lemmas and not french)
+
+
+_PROFILE_WORDS = frozenset({"distinct", "null", "nulls", "all"})
+_QUOTED = re.compile(r"'(?:[^']|'')*'")
+_NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def _is_word(token: str) -> bool:
+    from wordfreq import zipf_frequency
+
+    return token.lower() == "id" or (len(token) >= 3 and zipf_frequency(token.lower(), "en") >= LEGIBLE_ZIPF)
+
+
+def column_is_legible(name: str, comment: str) -> bool:
+    """True when a column's name is made of English words ("country_name", "UnitPrice") or it is documented.
+
+    Name parts of one or two letters ("no", "px") are ignored, but a name needs at least one word ("id" or
+    three letters or more), and every such part must be a word (Zipf >= :data:`LEGIBLE_ZIPF`): "TRD_DT", "px_lst",
+    "DAEND" are not legible. ``comment`` is the column's comment in the schema document; the profile hints in it
+    (value ranges, "9 distinct: 'USD',...") do not count as documentation, words do ("Last (closing) price").
+    """
+    parts = [p for p in _NAME_PARTS.findall(name.replace("_", " ")) if not p.isdigit()]
+    words = [p for p in parts if len(p) >= 3 or p.lower() == "id"]
+    if words and all(_is_word(p) for p in words):
+        return True
+    text = _QUOTED.sub(" ", comment)
+    return any(_is_word(w) for w in re.findall(r"[A-Za-z]{4,}", text) if w.lower() not in _PROFILE_WORDS)
+
+
+@functools.lru_cache(maxsize=64)
+def _legibility(schemas: tuple[tuple[str, tuple[str, ...], str], ...]) -> float:
+    total = legible = 0
+    for _table, columns, doc in schemas:
+        lines = doc.splitlines()
+        for column in columns:
+            line = next((ln for ln in lines if re.match(rf'\s*"?{re.escape(column)}"?\s', ln, re.I)), "")
+            total += 1
+            legible += column_is_legible(column, line.split("--", 1)[1] if "--" in line else "")
+    return legible / total if total else 1.0
+
+
+def schema_legibility(catalog: TableCatalog) -> float:
+    """Share (0-1) of the catalog's columns that are legible (:func:`column_is_legible`); 1.0 without columns.
+
+    An uncovered word is evidence of missing data only when the schema says what it holds: on a database of
+    terse codes without documentation ("PX_VOL", "DAEND"), "volume" or "delisted" are found nowhere although
+    the data is there. Cached per catalog content.
+    """
+    return _legibility(tuple((t, tuple(catalog.columns.get(t, [])), catalog.schema_doc(t)) for t in catalog.names))

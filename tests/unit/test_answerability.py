@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from langchain_core.messages import BaseMessage
 
 from agent.nodes import complete_follow_up
@@ -197,3 +198,31 @@ def test_a_refusal_resting_on_a_verb_form_is_overruled(shop_settings: Settings, 
     assert verb["kind"] == "answer" and "verb or adjective" in verb["evidence"]["rule"]
     noun = decide("broker")
     assert noun["kind"] == "refuse" and noun["missing"] == "broker"
+
+
+def test_terse_undocumented_schemas_are_not_evidence_of_missing_data(
+        shop_settings: Settings, shop_store: ChromaStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tools.answerability as answerability
+    from core.llm import LLMProvider, UsageLog
+    from database.connection import Database
+    from tests.support.scripted_model import ScriptedChatModel
+    from tools.answerability import CheckQuestionArgs, CheckQuestionTool
+    from tools.base import ToolContext
+    from tools.coverage import column_is_legible
+
+    assert column_is_legible("country_name", "") and column_is_legible("UnitPrice", "") and column_is_legible("id", "")
+    assert not column_is_legible("PX_LST", "") and not column_is_legible("DAEND", "-- 2023-01-02..2025-10-31")
+    assert not column_is_legible("TRD_CCY", "-- 9 distinct: 'USD','EUR'")
+    assert column_is_legible("PX_LST", "-- Last (closing) price | 2.1..900.5")
+    settings = shop_settings.model_copy(update={"answerability": shop_settings.answerability.model_copy(
+        update={"llm_check": True, "synonym_similarity": 1.01})})
+    args = CheckQuestionArgs(question="Which customers were audited by a broker?",
+                             schema_text="CREATE TABLE customers (id INTEGER, name TEXT, country TEXT);")
+    model = ScriptedChatModel(replies=[{"kind": "refuse", "missing": "broker", "readings": []}] * 2)
+    ctx = ToolContext(settings, Database.from_settings(settings), shop_store,
+                      LLMProvider(settings, {"generator": model}), UsageLog())  # type: ignore[arg-type]
+    legible = CheckQuestionTool().run(args, ctx).value
+    assert legible["kind"] == "refuse" and legible["evidence"]["legibility"] == 1.0  # id, name, country...
+    monkeypatch.setattr(answerability, "schema_legibility", lambda catalog: 0.4)
+    terse = CheckQuestionTool().run(args, ctx).value
+    assert terse["kind"] == "answer" and "terse codes" in terse["evidence"]["rule"] and len(model.prompts) == 1
