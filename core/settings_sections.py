@@ -230,6 +230,10 @@ class GenerationSettings(BaseModel):
         True, description="Rewrite each candidate with the result-preserving simplifier (database.simplify): "
         "drop needless primary-key self-joins and table aliases.",
     )
+    prune_joins: bool = Field(
+        True, description="Drop inner joins to tables the candidate never reads and the question never names "
+        "(database.dangling); on the Spider sample the cascade without examples joined along the join hints.",
+    )
     reasoning_max_chars: int = Field(
         240, ge=40, le=4000, description="Cap on a candidate's chain-of-thought (characters, grammar-enforced)."
     )

@@ -40,7 +40,7 @@ def simplify_sql(sql: str, dialect: str, primary_keys: PrimaryKeys | None = None
     """
     try:
         tree = sqlglot.parse_one(sql, read=dialect)
-        select = _single_select(tree)
+        select = single_select(tree)
         if select is None:
             return sql
         changed = _drop_key_self_joins(select, {k.lower(): [c.lower() for c in v]
@@ -68,7 +68,7 @@ def complexity(sql: str, dialect: str) -> tuple[int, int]:
     return nesting, len(sql.split())
 
 
-def _single_select(tree: exp.Expr) -> exp.Select | None:
+def single_select(tree: exp.Expr) -> exp.Select | None:
     """The statement's only SELECT, or None when it has subqueries, CTEs or set operations."""
     if not isinstance(tree, exp.Select) or tree.args.get("with"):
         return None
@@ -77,7 +77,7 @@ def _single_select(tree: exp.Expr) -> exp.Select | None:
     return tree
 
 
-def _sources(select: exp.Select) -> list[exp.Table] | None:
+def source_tables(select: exp.Select) -> list[exp.Table] | None:
     """The FROM table and every joined table, or None when one of them is not a plain table."""
     from_ = select.args.get("from_") or select.args.get("from")
     if from_ is None or not isinstance(from_.this, exp.Table):
@@ -90,14 +90,14 @@ def _sources(select: exp.Select) -> list[exp.Table] | None:
     return tables
 
 
-def _ref(table: exp.Table) -> str:
+def table_ref(table: exp.Table) -> str:
     """How columns refer to ``table``: its alias, else its name (lower-cased)."""
     return (table.alias or table.name).lower()
 
 
 def _drop_key_self_joins(select: exp.Select, keys: Mapping[str, list[str]]) -> bool:
     """Drop inner joins of a table to itself on its whole primary key; True when one was dropped."""
-    tables = _sources(select)
+    tables = source_tables(select)
     if tables is None or not keys:
         return False
     changed = False
@@ -109,8 +109,8 @@ def _drop_key_self_joins(select: exp.Select, keys: Mapping[str, list[str]]) -> b
         for other in tables:
             if other is table or other.name.lower() != table.name.lower():
                 continue
-            if _is_key_equality(join.args.get("on"), _ref(table), _ref(other), pk):
-                _repoint(select, _ref(table), other)
+            if _is_key_equality(join.args.get("on"), table_ref(table), table_ref(other), pk):
+                _repoint(select, table_ref(table), other)
                 join.pop()
                 tables.remove(table)
                 changed = True
@@ -146,17 +146,17 @@ def _repoint(select: exp.Select, old: str, table: exp.Table) -> None:
 
 def _drop_aliases(select: exp.Select) -> bool:
     """Replace table aliases by table names (or drop qualifiers of a lone table); True when anything changed."""
-    tables = _sources(select)
+    tables = source_tables(select)
     if tables is None or not any(t.alias for t in tables):
         return False
     names = [t.name.lower() for t in tables]
-    refs = {_ref(t) for t in tables}
+    refs = {table_ref(t) for t in tables}
     if len(set(names)) != len(names) or any(t.db or t.catalog for t in tables):
         return False
-    if any(n in refs and n != _ref(t) for t, n in zip(tables, names, strict=True)):
+    if any(n in refs and n != table_ref(t) for t, n in zip(tables, names, strict=True)):
         return False  # a table's name is another table's alias
     lone = len(tables) == 1
-    by_ref = {_ref(t): t for t in tables}
+    by_ref = {table_ref(t): t for t in tables}
     for column in select.find_all(exp.Column):
         qualifier = column.table.lower()
         if not qualifier:

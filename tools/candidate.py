@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field, create_model
 
 from core.llm import LLMError, chat, invoke_structured
 from core.settings import CandidateSpec
+from database.dangling import prune_dangling_joins
 from database.guard import guard_sql
 from database.simplify import simplify_sql
 from knowledge.views import expand_views
@@ -22,6 +23,7 @@ from prompts import verifier as repair_prompt
 from prompts.schema_prefix import schema_prefix
 from retrieval.hybrid import load_catalog
 from tools.base import ToolContext
+from tools.coverage import question_names_table
 from tools.knowledge import approved_views
 from tools.probes import plan_probes, run_probes
 
@@ -79,13 +81,15 @@ def system_prompt(dialect: str, schema_context: str) -> str:
 
 
 def write_candidate(ctx: ToolContext, system: str, user: str, spec: CandidateSpec, index: int,
-                    label: str | None = None) -> Candidate:
+                    label: str | None = None, *, question: str = "") -> Candidate:
     """One generator call with ``spec``'s output model and temperature; the SQL is cleaned, guarded, simplified.
 
     Knowledge views the SQL reads become WITH clauses first (:func:`knowledge.views.expand_views`).
 
     Simplification (:func:`database.simplify.simplify_sql`, when ``generation.simplify_sql``) keeps the result
-    and only removes needless aliases and primary-key self-joins.
+    and only removes needless aliases and primary-key self-joins. With ``question`` (and
+    ``generation.prune_joins``), inner joins to tables the SQL never reads and the question never names are
+    dropped first (:func:`database.dangling.prune_dangling_joins`).
 
     Never raises: LLM failures (endpoint down, malformed JSON after retries) and guard refusals (two
     statements, writes, unparsable SQL) come back in ``Candidate.error``.
@@ -104,12 +108,17 @@ def write_candidate(ctx: ToolContext, system: str, user: str, spec: CandidateSpe
     verdict = guard_sql(cand.sql, ctx.db.dialect)
     if not verdict.ok:
         cand.error = verdict.error
-    elif ctx.settings.generation.simplify_sql:
-        catalog = load_catalog(ctx.store, ctx.db.key) if ctx.store is not None else None
-        simple = simplify_sql(verdict.sql, ctx.db.dialect, catalog.primary_keys() if catalog else None)
-        cand.sql = simple if simple == verdict.sql or guard_sql(simple, ctx.db.dialect).ok else verdict.sql
-    else:
-        cand.sql = verdict.sql
+        return cand
+    cand.sql = verdict.sql
+    catalog = load_catalog(ctx.store, ctx.db.key) if ctx.store is not None else None
+    if question and catalog is not None and ctx.settings.generation.prune_joins:
+        columns = {t.lower(): {c.lower() for c in cols} for t, cols in catalog.columns.items() if cols}
+        pruned = prune_dangling_joins(cand.sql, ctx.db.dialect, columns,
+                                      lambda table: question_names_table(question, table))
+        cand.sql = pruned if pruned == cand.sql or guard_sql(pruned, ctx.db.dialect).ok else cand.sql
+    if ctx.settings.generation.simplify_sql:
+        simple = simplify_sql(cand.sql, ctx.db.dialect, catalog.primary_keys() if catalog else None)
+        cand.sql = simple if simple == cand.sql or guard_sql(simple, ctx.db.dialect).ok else cand.sql
     return cand
 
 
@@ -127,6 +136,6 @@ def write_repair(ctx: ToolContext, system: str, context: str, question: str, sql
         context=context, question=question, sql=sql, problem=problem,
         probes=repair_prompt.PROBES_HEADER + "\n".join(probes) + "\n" if probes else "")
     spec = CandidateSpec(strategy="query_plan", temperature=0.0 if attempt == 1 else 0.5)
-    cand = write_candidate(ctx, system, user, spec, index, label=label or f"repair {attempt}")
+    cand = write_candidate(ctx, system, user, spec, index, label=label or f"repair {attempt}", question=question)
     cand.strategy = "repair"
     return cand, probes

@@ -197,3 +197,49 @@ def schema_legibility(catalog: TableCatalog) -> float:
     the data is there. Cached per catalog content.
     """
     return _legibility(tuple((t, tuple(catalog.columns.get(t, [])), catalog.schema_doc(t)) for t in catalog.names))
+
+
+_NAME_STOP = frozenset({"in", "of", "the", "and", "for", "to", "by", "on", "at", "has", "have", "ref", "tbl", "id",
+                        "is", "x", "a", "an", "per", "with"})
+"""Table-name words that never decide whether a question names the table (``Ref_Template_Types``)."""
+
+
+def table_name_words(table: str) -> list[str]:
+    """Words of a table name, split at ``_``, digits and camelCase and folded.
+
+    Single letters and :data:`_NAME_STOP` words are left out.
+    """
+    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", table).replace("_", " ")
+    return [w for w in normalise(re.sub(r"\d+", " ", spaced)) if w not in _NAME_STOP and len(w) > 1]
+
+
+def question_names_table(question: str, table: str) -> bool:
+    """True when every word of ``table``'s name occurs in ``question`` in some form.
+
+    A name word matches a question word when they are equal after folding (plurals, possessives) or share a
+    prefix of at least ``min(5, shorter length)`` letters with the shorter one four letters or more
+    ("enrolment" ~ "enrolled", "ship" ~ "ships"); a run-together word ("countrylanguage") matches when the
+    question has both parts ("country", "languages"). A name with no words (codes only) counts as named, so callers
+    that prune unnamed tables leave it alone. Used by dangling-join pruning (:mod:`database.dangling`):
+    "singers" names ``singer`` but not ``singer_in_concert``.
+    """
+    words = table_name_words(table)
+    asked = set(normalise(question))
+    compact = re.sub(r"[^\w]+", "", question.lower())
+    return all(_word_in(w, asked) or (len(w) >= 8 and w in compact) or _compound_in(w, asked) for w in words)
+
+
+def _compound_in(word: str, asked: set[str]) -> bool:
+    """True when ``word`` is two words of ``asked`` run together, in some form ("countrylanguage")."""
+    return any(_word_in(word[:i], asked) and _word_in(word[i:], asked) for i in range(4, len(word) - 3))
+
+
+def _word_in(word: str, asked: set[str]) -> bool:
+    """True when ``word`` equals or shares a long enough prefix with a word of ``asked``."""
+    if word in asked:
+        return True
+    for other in asked:
+        shorter = min(len(word), len(other))
+        if shorter >= 4 and len(os.path.commonprefix([word, other])) >= min(5, shorter):
+            return True
+    return False

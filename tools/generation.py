@@ -114,7 +114,7 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
             user = prompt.TEMPLATES[spec.strategy].format(
                 knowledge=args.knowledge, joins=args.joins, history=args.history, examples=args.examples, values=args.values if hints else "",
                 insights=args.insights, question=args.question)
-            cand = write_candidate(ctx, system, user, spec, index)
+            cand = write_candidate(ctx, system, user, spec, index, question=args.question)
             cand.value_hints = hints and bool(args.values)
             return cand
 

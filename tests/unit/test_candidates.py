@@ -311,3 +311,26 @@ def test_no_fallback_candidate_starts_once_the_question_budget_is_spent(shop_set
     with clock.question_deadline(None):
         monkeypatch.undo()
         assert clock.question_elapsed() is not None and clock.fallback_allowed(1e9)
+
+
+def test_candidate_loses_a_join_the_question_does_not_need(shop_settings: Settings, shop_store: Any) -> None:
+    """The generator joins orders for a question about customers only: the join is pruned, rows are right."""
+    joined = ("SELECT customers.name FROM customers JOIN orders ON customers.id = orders.customer_id "
+              "WHERE customers.country = 'Brazil'")
+    settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
+        update={"candidates": CandidateSpec.parse_list("direct"), "cascade": True})})
+    ctx = ToolContext(settings, Database.from_settings(settings), shop_store,
+                      LLMProvider(settings, {"generator": _by_strategy({"repair": cand(joined)})}), UsageLog())
+    call = ToolCall("Names of the customers from Brazil", "#E2", "generate_sql", "", _schema_ref())
+    res = GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx)
+    assert res.value["candidates"][0]["sql"] == ("SELECT customers.name FROM customers "
+                                                 "WHERE customers.country = 'Brazil'")
+    # the question names orders: the join stays
+    call = ToolCall("Names of the customers from Brazil with orders", "#E2", "generate_sql", "", _schema_ref())
+    res = GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx)
+    assert "JOIN orders" in res.value["candidates"][0]["sql"]
+    off = settings.model_copy(update={"generation": settings.generation.model_copy(update={"prune_joins": False})})
+    ctx = ToolContext(off, ctx.db, shop_store, ctx.llms, UsageLog())
+    call = ToolCall("Names of the customers from Brazil", "#E2", "generate_sql", "", _schema_ref())
+    assert "JOIN orders" in GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx).value[
+        "candidates"][0]["sql"]

@@ -1,0 +1,88 @@
+"""Replay dangling-join pruning on recorded predictions: EX before/after, paired, without calling a model.
+
+    python scripts/replay_pruning.py --spider data/spider-dev eval/runs/spider200/no_examples.jsonl
+    python scripts/replay_pruning.py --sqlite data/markets/markets.sqlite eval/runs/demo59/with_examples.jsonl
+
+Each record's ``pred_sql`` is rewritten by :func:`database.dangling.prune_dangling_joins` (table columns read from
+the database, tables named by the question kept, as the agent does) and both are scored against ``gold_sql``
+with the evaluation's strict and tolerant metrics. Prints counts, the paired difference with a 95% bootstrap
+interval, and every question whose strict EX changed. This measures the rule on final answers only: in the
+agent the pruned candidate also changes which cascade step answers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from database.connection import Database  # noqa: E402
+from database.dangling import prune_dangling_joins  # noqa: E402
+from eval.metrics import gold_is_ordered, paired_bootstrap, results_match, tolerant_match  # noqa: E402
+from tools.coverage import question_names_table  # noqa: E402
+
+
+def score(db: Database, gold_sql: str, sql: str | None) -> tuple[int, int]:
+    """(strict, tolerant) EX of ``sql`` against ``gold_sql`` on ``db`` (0, 0 when either fails)."""
+    if not sql:
+        return 0, 0
+    gold, pred = db.run_query(gold_sql, row_cap=10_000), db.run_query(sql, row_cap=10_000)
+    if not (gold.ok and pred.ok):
+        return 0, 0
+    ordered = gold_is_ordered(gold_sql, db.dialect)
+    return int(results_match(gold.rows, pred.rows, ordered=ordered)), int(tolerant_match(gold.rows, pred.rows,
+                                                                                         ordered=ordered))
+
+
+def columns_of(db: Database) -> dict[str, set[str]]:
+    """Lower-cased table -> lower-cased column names, from SQLAlchemy's inspector."""
+    from sqlalchemy import inspect
+
+    inspector = inspect(db.engine)
+    return {t.lower(): {c["name"].lower() for c in inspector.get_columns(t)} for t in inspector.get_table_names()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--spider", help="Spider folder (database/<db_id>/<db_id>.sqlite)")
+    where.add_argument("--sqlite", help="one SQLite file for every record")
+    parser.add_argument("records", nargs="+", help="evaluation record files (JSONL)")
+    args = parser.parse_args()
+    rows: list[dict[str, Any]] = [json.loads(line) for f in args.records for line in Path(f).read_text().splitlines()
+                                  if line.strip()]
+    rows = [r for r in rows if r.get("gold_sql")]
+    dbs: dict[str, tuple[Database, dict[str, set[str]]]] = {}
+    before, after, changed = [], [], []
+    for row in rows:
+        path = args.sqlite or f"{args.spider}/database/{row['db_id']}/{row['db_id']}.sqlite"
+        if path not in dbs:
+            db = Database(f"sqlite:///{path}")
+            dbs[path] = (db, columns_of(db))
+        db, columns = dbs[path]
+        sql = row.get("pred_sql")
+        names = functools.partial(question_names_table, str(row["question"]))
+        pruned = prune_dangling_joins(sql, db.dialect, columns, names) if sql else sql
+        b, a = score(db, row["gold_sql"], sql), score(db, row["gold_sql"], pruned)
+        before.append(b)
+        after.append(a)
+        if pruned != sql:
+            changed.append((row["qid"], b[0], a[0], sql, pruned))
+    n = len(rows)
+    for i, label in ((0, "strict EX"), (1, "tolerant EX")):
+        x, y = [a[i] for a in after], [b[i] for b in before]
+        d = paired_bootstrap(x, y)
+        print(f"{label}: before {sum(y)}/{n} after {sum(x)}/{n}; paired after - before {d['diff']:+.1%} "
+              f"[{d['low']:+.1%}, {d['high']:+.1%}]")
+    print(f"rewritten: {len(changed)}/{n}")
+    for qid, b0, a0, sql, pruned in changed:
+        print(f"  {qid}: {b0} -> {a0}\n    {sql}\n    {pruned}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""Dangling-join pruning (database.dangling) and the question-names-table predicate (tools.coverage)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from database.dangling import prune_dangling_joins
+from tools.coverage import question_names_table, table_name_words
+
+COLUMNS = {
+    "singer": {"singer_id", "name", "country", "age"},
+    "singer_in_concert": {"singer_id", "concert_id"},
+    "concert": {"concert_id", "stadium_id", "year"},
+    "stadium": {"stadium_id", "location"},
+    "country": {"code", "name", "surfacearea", "continent"},
+    "countrylanguage": {"countrycode", "language"},
+    "degree_programs": {"degree_program_id", "department_id"},
+    "departments": {"department_id", "department_name", "department_description"},
+}
+
+
+def prune(sql: str, question: str) -> str:
+    return prune_dangling_joins(sql, "sqlite", COLUMNS, lambda t: question_names_table(question, t))
+
+
+def test_drops_a_chain_of_joins_the_query_never_reads() -> None:
+    sql = ("SELECT singer.Name, singer.Age FROM singer JOIN singer_in_concert ON singer.Singer_ID = "
+           "singer_in_concert.Singer_ID JOIN concert ON singer_in_concert.concert_ID = concert.concert_ID "
+           "JOIN stadium ON concert.Stadium_ID = stadium.Stadium_ID ORDER BY singer.Age DESC")
+    assert prune(sql, "Show name and age of all singers by age") == (
+        "SELECT singer.Name, singer.Age FROM singer ORDER BY singer.Age DESC")
+
+
+def test_replaces_a_dangling_from_table_by_its_neighbour() -> None:
+    sql = ("SELECT department_description FROM Degree_Programs JOIN Departments ON Degree_Programs.department_id"
+           " = Departments.department_id WHERE Departments.department_name LIKE '%computer%'")
+    assert prune(sql, "Description of the department named computer?") == (
+        "SELECT department_description FROM Departments WHERE Departments.department_name LIKE '%computer%'")
+
+
+def test_keeps_joins_the_question_names_or_the_query_reads() -> None:
+    named = ("SELECT singer.Name FROM singer JOIN singer_in_concert ON singer.Singer_ID = "
+             "singer_in_concert.Singer_ID")
+    assert prune(named, "Names of singers in a concert") == named
+    read = ("SELECT singer.Name, concert.Year FROM singer JOIN singer_in_concert ON singer.Singer_ID = "
+            "singer_in_concert.Singer_ID JOIN concert ON singer_in_concert.concert_ID = concert.concert_ID")
+    assert prune(read, "Names of singers and the year") == read
+    unqualified = ("SELECT name, year FROM singer JOIN singer_in_concert ON singer.Singer_ID = "
+                   "singer_in_concert.Singer_ID JOIN concert ON singer_in_concert.concert_ID = concert.concert_ID")
+    assert prune(unqualified, "Names of singers and the year") == unqualified
+
+
+@pytest.mark.parametrize("sql", [
+    # counting over a join may count the joined rows
+    "SELECT singer.Name FROM singer JOIN singer_in_concert ON singer.Singer_ID = singer_in_concert.Singer_ID "
+    "GROUP BY singer.Name ORDER BY COUNT(*) DESC LIMIT 1",
+    # a filter inside ON is a use
+    "SELECT singer.Name FROM singer JOIN singer_in_concert ON singer.Singer_ID = singer_in_concert.Singer_ID "
+    "AND singer_in_concert.concert_ID = 1",
+    # outer joins, subqueries, stars and unparsable text are left alone
+    "SELECT singer.Name FROM singer LEFT JOIN stadium ON singer.Singer_ID = stadium.Stadium_ID",
+    "SELECT Name FROM singer WHERE Singer_ID IN (SELECT Singer_ID FROM singer_in_concert)",
+    "SELECT * FROM singer JOIN singer_in_concert ON singer.Singer_ID = singer_in_concert.Singer_ID",
+    "SELECT FROM WHERE",
+])
+def test_leaves_what_it_does_not_understand_or_what_counts(sql: str) -> None:
+    assert prune(sql, "Which singer?") == sql
+
+
+def test_unknown_table_or_qualifier_is_left_alone() -> None:
+    sql = "SELECT s.Name FROM singer AS s JOIN mystery AS m ON s.Singer_ID = m.Singer_ID"
+    assert prune(sql, "Which singer?") == sql
+    sql = "SELECT x.Name FROM singer JOIN stadium ON singer.Singer_ID = stadium.Stadium_ID"
+    assert prune(sql, "Which singer?") == sql
+
+
+def test_pruned_query_returns_the_rows_the_question_asks_for(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            "CREATE TABLE country (Code TEXT PRIMARY KEY, Name TEXT, SurfaceArea REAL, Continent TEXT);"
+            "CREATE TABLE countrylanguage (CountryCode TEXT, Language TEXT);"
+            "INSERT INTO country VALUES ('FR','France',10,'Europe'),('JP','Japan',5,'Asia');"
+            "INSERT INTO countrylanguage VALUES ('FR','French'),('FR','Breton'),('JP','Japanese');")
+        sql = ("SELECT SUM(country.SurfaceArea) FROM country JOIN countrylanguage ON country.Code = "
+               "countrylanguage.CountryCode WHERE country.Continent IN ('Asia', 'Europe')")
+        pruned = prune(sql, "What is the total surface area of Asia and Europe?")
+        assert con.execute(sql).fetchone()[0] == 25  # France counted twice through its two languages
+        assert con.execute(pruned).fetchone()[0] == 15
+
+
+def test_question_names_table_in_word_forms() -> None:
+    assert table_name_words("Ref_Template_Types") == ["template", "type"]
+    assert table_name_words("StudentEnrolment2") == ["student", "enrolment"]
+    assert question_names_table("Which semesters have no student enrolled?", "Student_Enrolment")
+    assert question_names_table("Which country has the most languages?", "countrylanguage")
+    assert not question_names_table("Total surface area of Asia?", "countrylanguage")
+    assert not question_names_table("Show all singers", "singer_in_concert")
+    assert question_names_table("anything", "T_1")  # no words: counts as named, so it is never pruned
