@@ -230,6 +230,10 @@ class GenerationSettings(BaseModel):
         True, description="Rewrite each candidate with the result-preserving simplifier (database.simplify): "
         "drop needless primary-key self-joins and table aliases.",
     )
+    fix_qualifiers: bool = Field(
+        True, description="Re-point a column qualified with the wrong table of its SELECT to the only table there "
+        "that has it (database.qualify), before the query runs.",
+    )
     prune_joins: bool = Field(
         True, description="Drop inner joins to tables the candidate never reads and the question never names "
         "(database.dangling); on the Spider sample the cascade without examples joined along the join hints.",

@@ -1,10 +1,11 @@
-"""Replay dangling-join pruning on recorded predictions: EX before/after, paired, without calling a model.
+"""Replay the deterministic SQL fixes on recorded predictions: EX before/after, paired, without a model.
 
     python scripts/replay_pruning.py --spider data/spider-dev eval/runs/spider200/no_examples.jsonl
     python scripts/replay_pruning.py --sqlite data/markets/markets.sqlite eval/runs/demo59/with_examples.jsonl
 
-Each record's ``pred_sql`` is rewritten by :func:`database.dangling.prune_dangling_joins` (table columns read from
-the database, tables named by the question kept, as the agent does) and both are scored against ``gold_sql``
+Each record's ``pred_sql`` is rewritten as the agent rewrites a candidate: :func:`database.qualify.fix_qualifiers`
+(wrongly qualified columns), then :func:`database.dangling.prune_dangling_joins` (table columns read from the
+database, tables named by the question kept); ``--steps`` picks which and both are scored against ``gold_sql``
 with the evaluation's strict and tolerant metrics. Prints counts, the paired difference with a 95% bootstrap
 interval, and every question whose strict EX changed. This measures the rule on final answers only: in the
 agent the pruned candidate also changes which cascade step answers.
@@ -23,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from database.connection import Database  # noqa: E402
 from database.dangling import prune_dangling_joins  # noqa: E402
+from database.qualify import fix_qualifiers  # noqa: E402
 from eval.metrics import gold_is_ordered, paired_bootstrap, results_match, tolerant_match  # noqa: E402
 from tools.coverage import question_names_table  # noqa: E402
 
@@ -52,6 +54,7 @@ def main() -> None:
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--spider", help="Spider folder (database/<db_id>/<db_id>.sqlite)")
     where.add_argument("--sqlite", help="one SQLite file for every record")
+    parser.add_argument("--steps", default="qualify,prune", help="comma list of: qualify, prune")
     parser.add_argument("records", nargs="+", help="evaluation record files (JSONL)")
     args = parser.parse_args()
     rows: list[dict[str, Any]] = [json.loads(line) for f in args.records for line in Path(f).read_text().splitlines()
@@ -67,7 +70,11 @@ def main() -> None:
         db, columns = dbs[path]
         sql = row.get("pred_sql")
         names = functools.partial(question_names_table, str(row["question"]))
-        pruned = prune_dangling_joins(sql, db.dialect, columns, names) if sql else sql
+        pruned = sql
+        if pruned and "qualify" in args.steps:
+            pruned = fix_qualifiers(pruned, db.dialect, columns)
+        if pruned and "prune" in args.steps:
+            pruned = prune_dangling_joins(pruned, db.dialect, columns, names)
         b, a = score(db, row["gold_sql"], sql), score(db, row["gold_sql"], pruned)
         before.append(b)
         after.append(a)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 
 from pydantic import BaseModel, Field, create_model
 
@@ -16,6 +17,7 @@ from core.llm import LLMError, chat, invoke_structured
 from core.settings import CandidateSpec
 from database.dangling import prune_dangling_joins
 from database.guard import guard_sql
+from database.qualify import fix_qualifiers
 from database.simplify import simplify_sql
 from knowledge.views import expand_views
 from prompts import generator as prompt
@@ -86,10 +88,7 @@ def write_candidate(ctx: ToolContext, system: str, user: str, spec: CandidateSpe
 
     Knowledge views the SQL reads become WITH clauses first (:func:`knowledge.views.expand_views`).
 
-    Simplification (:func:`database.simplify.simplify_sql`, when ``generation.simplify_sql``) keeps the result
-    and only removes needless aliases and primary-key self-joins. With ``question`` (and
-    ``generation.prune_joins``), inner joins to tables the SQL never reads and the question never names are
-    dropped first (:func:`database.dangling.prune_dangling_joins`).
+    The guarded SQL then goes through the deterministic rewrites of :func:`rewrite_sql`.
 
     Never raises: LLM failures (endpoint down, malformed JSON after retries) and guard refusals (two
     statements, writes, unparsable SQL) come back in ``Candidate.error``.
@@ -109,17 +108,35 @@ def write_candidate(ctx: ToolContext, system: str, user: str, spec: CandidateSpe
     if not verdict.ok:
         cand.error = verdict.error
         return cand
-    cand.sql = verdict.sql
-    catalog = load_catalog(ctx.store, ctx.db.key) if ctx.store is not None else None
-    if question and catalog is not None and ctx.settings.generation.prune_joins:
-        columns = {t.lower(): {c.lower() for c in cols} for t, cols in catalog.columns.items() if cols}
-        pruned = prune_dangling_joins(cand.sql, ctx.db.dialect, columns,
-                                      lambda table: question_names_table(question, table))
-        cand.sql = pruned if pruned == cand.sql or guard_sql(pruned, ctx.db.dialect).ok else cand.sql
-    if ctx.settings.generation.simplify_sql:
-        simple = simplify_sql(cand.sql, ctx.db.dialect, catalog.primary_keys() if catalog else None)
-        cand.sql = simple if simple == cand.sql or guard_sql(simple, ctx.db.dialect).ok else cand.sql
+    cand.sql = rewrite_sql(ctx, verdict.sql, question)
     return cand
+
+
+def rewrite_sql(ctx: ToolContext, sql: str, question: str = "") -> str:
+    """Deterministic rewrites of a guarded candidate, each kept only when its result passes the guard again.
+
+    In order, each behind its ``generation`` setting: a column qualified with the wrong table of its SELECT is
+    re-pointed to the one table there that has it (:func:`database.qualify.fix_qualifiers`, ``fix_qualifiers``);
+    with ``question``, inner joins to tables the SQL never reads and the question never names are dropped
+    (:func:`database.dangling.prune_dangling_joins`, ``prune_joins``); needless aliases and primary-key
+    self-joins are removed, keeping the result (:func:`database.simplify.simplify_sql`, ``simplify_sql``).
+    The first two need the index's column lists and are skipped without them. Never raises.
+    """
+    cfg = ctx.settings.generation
+    catalog = load_catalog(ctx.store, ctx.db.key) if ctx.store is not None else None
+    columns = {t.lower(): {c.lower() for c in cols} for t, cols in catalog.columns.items() if cols} if catalog else {}
+    steps: list[Callable[[str], str]] = []
+    if columns and cfg.fix_qualifiers:
+        steps.append(lambda s: fix_qualifiers(s, ctx.db.dialect, columns))
+    if columns and question and cfg.prune_joins:
+        steps.append(lambda s: prune_dangling_joins(s, ctx.db.dialect, columns,
+                                                    lambda table: question_names_table(question, table)))
+    if cfg.simplify_sql:
+        steps.append(lambda s: simplify_sql(s, ctx.db.dialect, catalog.primary_keys() if catalog else None))
+    for step in steps:
+        new = step(sql)
+        sql = new if new == sql or guard_sql(new, ctx.db.dialect).ok else sql
+    return sql
 
 
 def write_repair(ctx: ToolContext, system: str, context: str, question: str, sql: str, problem: str,

@@ -329,8 +329,17 @@ def test_candidate_loses_a_join_the_question_does_not_need(shop_settings: Settin
     call = ToolCall("Names of the customers from Brazil with orders", "#E2", "generate_sql", "", _schema_ref())
     res = GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx)
     assert "JOIN orders" in res.value["candidates"][0]["sql"]
+    # a column qualified with the joined table is re-pointed first, then the join goes
+    misqualified = joined.replace("SELECT customers.name", "SELECT orders.name")
+    ctx = ToolContext(settings, ctx.db, shop_store,
+                      LLMProvider(settings, {"generator": _by_strategy({"repair": cand(misqualified)})}), UsageLog())
+    call = ToolCall("Names of the customers from Brazil", "#E2", "generate_sql", "", _schema_ref())
+    res = GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx)
+    assert res.value["candidates"][0]["sql"] == ("SELECT customers.name FROM customers "
+                                                 "WHERE customers.country = 'Brazil'")
     off = settings.model_copy(update={"generation": settings.generation.model_copy(update={"prune_joins": False})})
-    ctx = ToolContext(off, ctx.db, shop_store, ctx.llms, UsageLog())
+    ctx = ToolContext(off, ctx.db, shop_store,
+                      LLMProvider(off, {"generator": _by_strategy({"repair": cand(joined)})}), UsageLog())
     call = ToolCall("Names of the customers from Brazil", "#E2", "generate_sql", "", _schema_ref())
     assert "JOIN orders" in GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx).value[
         "candidates"][0]["sql"]

@@ -1,0 +1,99 @@
+"""Column-qualifier correction: ``TV_series.series_name`` when only ``TV_Channel`` of the query has that column.
+
+Small models often qualify a column with the wrong table of their own FROM clause - the column exists, just not
+in the table they named ("no such column: Cartoon.Country" with ``TV_Channel.Country`` right there). The
+database error is certain, and the fix is unique when exactly one other table of the same SELECT has the
+column, so it is made deterministically instead of spending a model repair (on the 2-core machine ~10 s, and the
+1.5B model often writes the same query back).
+
+:func:`fix_qualifiers` re-points such a column to the one table of its SELECT that has it. It leaves the query
+alone when the column is in no table or in several, when a fix would make a join condition compare a table
+with itself, or when the SQL has constructs it cannot resolve (unknown tables, derived tables). A query whose
+qualifiers are all right comes back unchanged, so it is cheap to apply to every candidate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+
+import sqlglot
+import sqlglot.expressions as exp
+from sqlglot.errors import SqlglotError
+
+Columns = Mapping[str, Collection[str]]
+"""Column names by table name, both lower-cased."""
+
+
+def fix_qualifiers(sql: str, dialect: str, columns: Columns) -> str:
+    """``sql`` with each wrongly qualified column re-pointed to the only table of its SELECT that has it.
+
+    Args:
+        sql: one read-only statement (already guarded).
+        dialect: sqlglot dialect name.
+        columns: lower-cased table name -> lower-cased column names of the database.
+
+    Returns:
+        The rewritten SQL in ``dialect``, or ``sql`` unchanged. Never raises.
+    """
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+        changed = False
+        for select in list(tree.find_all(exp.Select)):
+            changed = _fix_select(select, columns) or changed
+        return tree.sql(dialect=dialect) if changed else sql
+    except (SqlglotError, ValueError, KeyError, AttributeError, TypeError):
+        return sql
+
+
+def _fix_select(select: exp.Select, columns: Columns) -> bool:
+    """Fix the columns of one SELECT (not of its subqueries) in place; True when one was re-pointed."""
+    refs = _table_refs(select)
+    if not refs or any(t not in columns for t in refs.values()):
+        return False
+    fixes: list[tuple[exp.Column, str]] = []
+    for column in select.find_all(exp.Column):
+        if column.find_ancestor(exp.Select) is not select or isinstance(column.this, exp.Star):
+            continue
+        qualifier, name = column.table.lower(), column.name.lower()
+        if not qualifier or qualifier not in refs or name in columns[refs[qualifier]]:
+            continue
+        owners = [r for r, t in refs.items() if name in columns[t]]
+        if len(owners) != 1:
+            return False  # nowhere or ambiguous: leave it to the database error and the repair
+        fixes.append((column, owners[0]))
+    if not fixes:
+        return False
+    for column, ref in fixes:
+        column.set("table", exp.to_identifier(_spelling(select, ref)))
+    for eq in select.find_all(exp.EQ):
+        if (isinstance(eq.left, exp.Column) and isinstance(eq.right, exp.Column) and eq.left.table
+                and eq.left.table.lower() == eq.right.table.lower()
+                and any(eq.left is c or eq.right is c for c, _ in fixes)):
+            raise ValueError("a fix would join a table with itself")
+    return True
+
+
+def _table_refs(select: exp.Select) -> dict[str, str]:
+    """Lower-cased alias-or-name -> lower-cased table name for the plain tables of ``select``'s FROM and JOINs.
+
+    Empty when a source is not a plain table (a derived table or a function).
+    """
+    from_ = select.args.get("from_") or select.args.get("from")
+    sources = [from_.this] if from_ is not None else []
+    sources += [j.this for j in select.args.get("joins") or []]
+    refs: dict[str, str] = {}
+    for source in sources:
+        if not isinstance(source, exp.Table):
+            return {}
+        refs[(source.alias or source.name).lower()] = source.name.lower()
+    return refs
+
+
+def _spelling(select: exp.Select, ref: str) -> str:
+    """How the query spells the reference ``ref`` (its alias or table name, original case)."""
+    from_ = select.args.get("from_") or select.args.get("from")
+    sources = ([from_.this] if from_ is not None else []) + [j.this for j in select.args.get("joins") or []]
+    for source in sources:
+        if (source.alias or source.name).lower() == ref:
+            return str(source.alias or source.name)
+    return ref
