@@ -88,7 +88,10 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         views = approved_views(ctx.settings)
         if views:  # stored expanded; shown reading the views, as the model should write them
             found = [{**ex, "sql": contract_views(str(ex.get("sql", "")), views, ctx.db.dialect)} for ex in found]
-        examples = render_examples(on_topic(found, ranking, ctx.db.dialect)) if found else "\n".join(
+        kept = on_topic(found, ranking, ctx.db.dialect)
+        if ctx.settings.retrieval.examples_best_last:
+            kept = kept[::-1]
+        examples = render_examples(kept) if found else "\n".join(
             r.text for r in call.referenced("examples") if r.text)
         insights = "\n".join(r.text for r in call.referenced("insights") if r.text)
         paths = [p for r in schemas for p in r.value.get("join_paths", [])]

@@ -343,3 +343,18 @@ def test_candidate_loses_a_join_the_question_does_not_need(shop_settings: Settin
     call = ToolCall("Names of the customers from Brazil", "#E2", "generate_sql", "", _schema_ref())
     assert "JOIN orders" in GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx).value[
         "candidates"][0]["sql"]
+
+
+def test_most_similar_example_sits_right_before_the_question(shop_settings: Settings) -> None:
+    examples = ToolResult(ok=True, kind="examples", text="", value={"examples": [
+        {"question": "Customers in Brazil?", "sql": "SELECT name FROM customers WHERE country = 'Brazil'",
+         "score": 0.9},
+        {"question": "All orders?", "sql": "SELECT id FROM orders", "score": 0.4}]})
+    ctx = _ctx(shop_settings)
+    call = ToolCall("Names of the customers from Brazil", "#E3", "generate_sql", "", {**_schema_ref(), "#E2": examples})
+    text = GenerateSQLTool().build_args(call, ctx).examples
+    assert text.index("All orders?") < text.index("Customers in Brazil?")
+    first = shop_settings.model_copy(update={"retrieval": shop_settings.retrieval.model_copy(
+        update={"examples_best_last": False})})
+    text = GenerateSQLTool().build_args(call, _ctx(first)).examples
+    assert text.index("Customers in Brazil?") < text.index("All orders?")
