@@ -234,6 +234,13 @@ class GenerationSettings(BaseModel):
         True, description="Rewrite each candidate with the result-preserving simplifier (database.simplify): "
         "drop needless primary-key self-joins and table aliases.",
     )
+    reuse_approved: bool = Field(
+        True, description="Offer a user-approved example's SQL as the first candidate when the question is a "
+        "paraphrase of it (tools.reuse: literal guard, then one short model check).",
+    )
+    reuse_min_score: float = Field(
+        0.5, ge=0.0, le=1.0, description="Least cosine similarity of the approved example's question for reuse.",
+    )
     fix_qualifiers: bool = Field(
         True, description="Re-point a column qualified with the wrong table of its SELECT to the only table there "
         "that has it (database.qualify), before the query runs.",

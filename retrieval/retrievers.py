@@ -50,6 +50,7 @@ class ExampleHit:
     question: str
     sql: str
     score: float
+    source: str | None = None
 
 
 def rank_tables(
@@ -136,6 +137,7 @@ def retrieve_examples(
             question=str(h.metadata.get("question") or h.document),
             sql=str(h.metadata.get("sql") or ""),
             score=h.score,
+            source=str(h.metadata["source"]) if h.metadata.get("source") else None,
         )
         for h in hits
     ]

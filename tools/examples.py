@@ -21,7 +21,10 @@ class RetrieveExamplesArgs(BaseModel):
 
 
 class RetrieveExamplesTool(Tool[RetrieveExamplesArgs]):
-    """Returns ``kind="examples"`` with ``value.examples = [{"question", "sql", "score"}]``."""
+    """Returns ``kind="examples"`` with ``value.examples = [{"question", "sql", "score", "source"}]``, best first.
+
+    ``source`` is where the example came from ("file", "feedback" for an approved thumbs-up, or a merge).
+    """
 
     name = "retrieve_examples"
     result_kind = "examples"
@@ -36,7 +39,8 @@ class RetrieveExamplesTool(Tool[RetrieveExamplesArgs]):
     def run(self, args: RetrieveExamplesArgs, ctx: ToolContext) -> ToolResult:
         """Query ``examples_index``; no examples is a valid (empty) result."""
         hits = retrieve_examples(ctx.store, ctx.db.key, args.query, args.k) if args.k else []
-        examples = [{"question": h.question, "sql": h.sql, "score": round(h.score, 4)} for h in hits]
+        examples = [{"question": h.question, "sql": h.sql, "score": round(h.score, 4), "source": h.source}
+                    for h in hits]
         text = render_examples(examples)
         return ToolResult(ok=True, kind="examples", text=text, value={"examples": examples})
 

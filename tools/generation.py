@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from core.llm_retry import fallback_allowed
 from core.settings import CandidateSpec
+from database.guard import guard_sql
 from knowledge.views import contract_views
 from prompts import generator as prompt
 from retrieval.values import ValueMatch
@@ -23,6 +24,7 @@ from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently
 from tools.candidate import Candidate, system_prompt, write_candidate, write_repair
 from tools.examples import on_topic, render_examples
 from tools.knowledge import approved_views
+from tools.reuse import reusable_example
 
 
 class GenerateSQLArgs(BaseModel):
@@ -41,6 +43,8 @@ class GenerateSQLArgs(BaseModel):
     values: str = ""
     insights: str = ""
     history: str = ""
+    approved: list[dict[str, Any]] = Field(default_factory=list, description="Retrieved examples, best first, "
+                                           "for approved-answer reuse (tools.reuse).")
 
 
 MIN_VALUE_SCORE = 90.0
@@ -104,6 +108,7 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
             values=render_values(call.referenced("values")),
             insights=f"{prompt.INSIGHTS_HEADER}{insights}\n\n" if insights else "",
             history=render_history(ctx.history),
+            approved=found,
         )
 
     def run(self, args: GenerateSQLArgs, ctx: ToolContext) -> ToolResult:
@@ -127,11 +132,16 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
             return cand
 
         items = list(enumerate(specs, start=1))
-        if ctx.settings.cascade_candidates():
+        reused = self._reuse(ctx, system, args)
+        if reused is not None and not reused.error:
+            candidates = [reused]
+        elif ctx.settings.cascade_candidates():
             candidates = self._cascade(one, fix if ctx.settings.generation.repair_errors else None, items, ctx,
                                        has_hints=bool(args.values))
         else:
             candidates = run_concurrently(one, items, ctx.settings.parallel_candidates())
+        if reused is not None and reused.error:
+            candidates = [reused, *candidates]
         value = {"candidates": [c.model_dump() for c in candidates], "system": system, "context": context,
                  "question": args.question}
         usable = [c for c in candidates if c.sql and not c.error]
@@ -140,6 +150,25 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
             return ToolResult(ok=False, kind="error", text=f"ERROR: {error}", error=error,
                               value={**value, "sql": candidates[0].sql if candidates else None})
         return ToolResult(ok=True, kind="sql", text=str(usable[0].sql), value={**value, "sql": usable[0].sql})
+
+    @staticmethod
+    def _reuse(ctx: ToolContext, system: str, args: GenerateSQLArgs) -> Candidate | None:
+        """The approved example's SQL as candidate 0 when :func:`tools.reuse.reusable_example` finds one.
+
+        Its ``error`` is set when it does not pass the guard or returns no rows here (the normal candidates then
+        follow); None when there is nothing to reuse.
+        """
+        example = reusable_example(ctx, system, args.question, args.approved)
+        if example is None:
+            return None
+        cand = Candidate(index=0, strategy="approved", temperature=0.0,
+                         reasoning=f"approved answer to: {example['question']}")
+        verdict = guard_sql(str(example["sql"]), ctx.db.dialect)
+        res = ctx.db.run_query(verdict.sql) if verdict.ok else None
+        cand.sql = verdict.sql if verdict.ok else str(example["sql"])
+        if res is None or not res.ok or not res.rows:
+            cand.error = verdict.error if not verdict.ok else (res.error if res and not res.ok else "no rows")
+        return cand
 
     @staticmethod
     def _cascade(one: Callable[[tuple[int, CandidateSpec], bool], Candidate],
