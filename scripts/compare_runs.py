@@ -1,6 +1,7 @@
-"""Paired comparison of two evaluation record files (JSONL, matched by qid) on one database.
+"""Paired comparison of two evaluation record files (JSONL, matched by qid) on one database, or on Spider.
 
     python scripts/compare_runs.py sqlite:///data/markets/markets.sqlite RUN_A.jsonl RUN_B.jsonl
+    python scripts/compare_runs.py spider:data/spider-dev RUN_A.jsonl RUN_B.jsonl   # each record's db_id
 
 Strict and tolerant EX are recomputed from each record's gold and predicted SQL (so runs written before the
 tolerant metric existed compare too), then: means with 95% bootstrap intervals, latency median/p95, LLM calls
@@ -26,6 +27,23 @@ def load(path: str) -> dict[str, dict[str, Any]]:
     return {r["qid"]: r for r in rows if r.get("gold_sql")}
 
 
+class Databases:
+    """One :class:`Database` for a URL, or for ``spider:DIR`` the SQLite file of each record's ``db_id``."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self.open: dict[str, Database] = {}
+
+    def __call__(self, row: dict[str, Any]) -> Database:
+        url = self.target
+        if url.startswith("spider:"):
+            folder = url.removeprefix("spider:")
+            url = f"sqlite:///{folder}/database/{row['db_id']}/{row['db_id']}.sqlite"
+        if url not in self.open:
+            self.open[url] = Database(url)
+        return self.open[url]
+
+
 def rescore(db: Database, row: dict[str, Any]) -> tuple[int, int]:
     gold = db.run_query(row["gold_sql"], row_cap=10_000)
     pred = db.run_query(row["pred_sql"], row_cap=10_000) if row.get("pred_sql") else None
@@ -36,9 +54,9 @@ def rescore(db: Database, row: dict[str, Any]) -> tuple[int, int]:
                                                                                          ordered=ordered))
 
 
-def summary(name: str, rows: dict[str, dict[str, Any]], db: Database) -> None:
+def summary(name: str, rows: dict[str, dict[str, Any]], dbs: Databases) -> None:
     for row in rows.values():
-        row["_ex"], row["_tol"] = rescore(db, row)
+        row["_ex"], row["_tol"] = rescore(dbs(row), row)
     lat = sorted(r["latency_s"] for r in rows.values())
     ex, tol = bootstrap_ci([r["_ex"] for r in rows.values()]), bootstrap_ci([r["_tol"] for r in rows.values()])
     print(f"{name}: n={len(rows)} EX {ex[0]:.1%} [{ex[1]:.1%}, {ex[2]:.1%}] tolerant {tol[0]:.1%} "
@@ -49,7 +67,7 @@ def summary(name: str, rows: dict[str, dict[str, Any]], db: Database) -> None:
 
 
 def main() -> None:
-    db = Database(sys.argv[1])
+    db = Databases(sys.argv[1])
     a, b = load(sys.argv[2]), load(sys.argv[3])
     summary(f"A {sys.argv[2]}", a, db)
     summary(f"B {sys.argv[3]}", b, db)
