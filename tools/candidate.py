@@ -139,6 +139,23 @@ def rewrite_sql(ctx: ToolContext, sql: str, question: str = "") -> str:
     return sql
 
 
+def relax_joins(ctx: ToolContext, sql: str) -> str | None:
+    """``sql`` without its inner joins to tables it does not read, named by the question or not; None if none.
+
+    For a candidate whose result came back empty (``generation.prune_joins``): "package options of the TV
+    channels with HD" joined ``TV_series`` - a table the question names but the query never reads - and the
+    join removed every row. Dropping such joins is tried before any new model call. Never raises.
+    """
+    catalog = load_catalog(ctx.store, ctx.db.key) if ctx.store is not None else None
+    if catalog is None or not ctx.settings.generation.prune_joins:
+        return None
+    columns = {t.lower(): {c.lower() for c in cols} for t, cols in catalog.columns.items() if cols}
+    relaxed = prune_dangling_joins(sql, ctx.db.dialect, columns, lambda _table: False)
+    if relaxed == sql or not guard_sql(relaxed, ctx.db.dialect).ok:
+        return None
+    return relaxed
+
+
 def write_repair(ctx: ToolContext, system: str, context: str, question: str, sql: str, problem: str,
                  index: int, *, attempt: int = 1, label: str | None = None) -> tuple[Candidate, list[str]]:
     """A repair of ``sql`` for ``problem`` (an error text, an empty result, a low score) and its probe lines.

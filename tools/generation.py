@@ -21,7 +21,7 @@ from knowledge.views import contract_views
 from prompts import generator as prompt
 from retrieval.values import ValueMatch
 from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently
-from tools.candidate import Candidate, system_prompt, write_candidate, write_repair
+from tools.candidate import Candidate, relax_joins, system_prompt, write_candidate, write_repair
 from tools.examples import on_topic, render_examples
 from tools.knowledge import approved_views
 from tools.reuse import reusable_example
@@ -183,7 +183,9 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         error (a missing column, a type error) and ``fix`` is given (``generation.repair_errors``), the next
         candidate is a repair of that query which sees the error and probe results, in place of a fresh
         candidate that does not know what went wrong (DIN-SQL's self-correction): the number of calls stays
-        the same, and the error's cause is usually one identifier.
+        the same, and the error's cause is usually one identifier. When a candidate returns no rows and has
+        inner joins to tables it never reads, the query without them is tried first, with no model call
+        (:func:`tools.candidate.relax_joins`): a ``relaxed`` candidate that ends the cascade if it has rows.
         """
         made: list[Candidate] = []
         hints = True
@@ -197,6 +199,12 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
             if cand.sql and not cand.error:
                 res = ctx.db.run_query(cand.sql)
                 if res.ok and res.rows:
+                    break
+                relaxed = relax_joins(ctx, cand.sql) if res.ok else None
+                if relaxed and (again := ctx.db.run_query(relaxed)).ok and again.rows:
+                    made.append(Candidate(index=cand.index, strategy="relaxed", temperature=cand.temperature,
+                                          sql=relaxed, reasoning="the joins to tables it does not read removed "
+                                          "every row: dropped", value_hints=cand.value_hints))
                     break
                 if res.ok and has_hints:
                     hints = False

@@ -358,3 +358,18 @@ def test_most_similar_example_sits_right_before_the_question(shop_settings: Sett
         update={"examples_best_last": False})})
     text = GenerateSQLTool().build_args(call, _ctx(first)).examples
     assert text.index("Customers in Brazil?") < text.index("All orders?")
+
+
+def test_an_empty_result_is_retried_without_unread_joins_before_any_new_call(
+        shop_settings: Settings, shop_store: Any) -> None:
+    joined = ("SELECT customers.name FROM customers JOIN orders ON customers.id = orders.customer_id "
+              "WHERE customers.name = 'Caio'")  # Caio has no orders: the join empties the result
+    settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
+        update={"candidates": CandidateSpec.parse_list("direct,qp"), "cascade": True})})
+    gen = _by_strategy({"repair": cand(joined), "qp": cand(GOOD)})
+    ctx = ToolContext(settings, Database.from_settings(settings), shop_store,
+                      LLMProvider(settings, {"generator": gen}), UsageLog())
+    call = ToolCall("Orders of the customer Caio: show the name", "#E2", "generate_sql", "", _schema_ref())
+    made = GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx).value["candidates"]
+    assert [c["strategy"] for c in made] == ["direct", "relaxed"] and len(gen.prompts) == 1
+    assert made[1]["sql"] == "SELECT customers.name FROM customers WHERE customers.name = 'Caio'"
