@@ -54,7 +54,8 @@ def main() -> None:
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--spider", help="Spider folder (database/<db_id>/<db_id>.sqlite)")
     where.add_argument("--sqlite", help="one SQLite file for every record")
-    parser.add_argument("--steps", default="qualify,prune", help="comma list of: qualify, prune")
+    parser.add_argument("--steps", default="qualify,prune",
+                        help="comma list of: qualify, prune, relax (an empty result without unread joins)")
     parser.add_argument("records", nargs="+", help="evaluation record files (JSONL)")
     args = parser.parse_args()
     rows: list[dict[str, Any]] = [json.loads(line) for f in args.records for line in Path(f).read_text().splitlines()
@@ -75,6 +76,9 @@ def main() -> None:
             pruned = fix_qualifiers(pruned, db.dialect, columns)
         if pruned and "prune" in args.steps:
             pruned = prune_dangling_joins(pruned, db.dialect, columns, names)
+        if pruned and "relax" in args.steps and (res := db.run_query(pruned, row_cap=10)).ok and not res.rows:
+            relaxed = prune_dangling_joins(pruned, db.dialect, columns, lambda _t: False)
+            pruned = relaxed if (again := db.run_query(relaxed, row_cap=10)).ok and again.rows else pruned
         b, a = score(db, row["gold_sql"], sql), score(db, row["gold_sql"], pruned)
         before.append(b)
         after.append(a)
