@@ -112,7 +112,8 @@ def unstated_entity(question: str, entity_words: dict[str, str], linked_tables: 
     ``entity_words`` maps a folded word (a table name, a term record's name) to its table, lower-cased. "How
     many tracks are on the playlist?" points at one playlist without naming it. Only when the entity word ends
     its noun phrase (punctuation or a verb follows), no qualifier follows ("the customer with the most
-    invoices", "the artist of ...") and no value of that table was linked.
+    invoices", "the artist of ...") and no value of that table was linked, and not when it refers back to the
+    same word quantified earlier ("For each shop, return ... the name of the shop").
     """
     for match in re.finditer(r"\bthe\s+([a-z_]+)\b", question, re.IGNORECASE):
         word = match.group(1).lower()
@@ -120,6 +121,8 @@ def unstated_entity(question: str, entity_words: dict[str, str], linked_tables: 
             continue
         if _AFTER_ENTITY.match(question, match.end()) or entity_words[word] in linked_tables:
             continue
+        if re.search(rf"\b(?:each|every|per|all|any)\s+{re.escape(word)}s?\b", question, re.IGNORECASE):
+            continue  # "for each shop, ... the name of the shop": it refers back to a quantified entity
         if not _ENDS_PHRASE.match(question[match.end():]):
             continue  # a name or a noun follows: "the album 'Let There Be Rock'", "the currency codes"
         return entity_words[word]

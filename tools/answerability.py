@@ -144,7 +144,7 @@ class CheckQuestionTool(Tool[CheckQuestionArgs]):
             question=call.question or call.input,
             schema_text="\n\n".join(r.text for r in schemas),
             tables=[str(t) for r in schemas for t in r.value.get("tables", [])],
-            mentions=[str(m.get("mention", "")) for m in matches],
+            mentions=[str(m.get(k, "")) for m in matches for k in ("mention", "value")],
             value_columns=[f"{m.get('table', '')}.{m.get('column', '')}".lower() for m in matches],
             matched=[str(m[0]) for r in knowledge for m in r.value.get("matches", [])],
             exact=[str(m[0]) for r in knowledge for m in r.value.get("matches", []) if len(m) > 2 and m[2]],

@@ -103,7 +103,8 @@ def uncovered_terms(question: str, vocabulary: set[str], common_zipf: float) -> 
     """Content words of ``question`` that nothing in the database accounts for.
 
     A word (3+ letters, folded by :func:`knowledge.lookup.normalise`) is uncovered when it is neither in
-    ``vocabulary`` (nor a form of a vocabulary word, :func:`prefix_covered`), nor in :data:`GENERIC`, nor an
+    ``vocabulary`` (nor a form of a vocabulary word, :func:`prefix_covered`, nor half of two adjacent
+    question words a stored value runs together: "North Carolina" ~ 'NorthCarolina'), nor in :data:`GENERIC`, nor an
     English word at least ``common_zipf`` frequent (wordfreq; French: half a point more), nor so rare in both
     languages (under :data:`TYPO_ZIPF`) that it is a typo; codes and numbers are skipped. A question written in
     French (two or more of :data:`FRENCH_MARKERS`) is checked against an English schema, so there any ordinary
@@ -114,10 +115,11 @@ def uncovered_terms(question: str, vocabulary: set[str], common_zipf: float) -> 
 
     raw = {normalise(w)[0]: w for w in re.findall(r"[^\W_]+", question.lower()) if normalise(w)}
     tokens = normalise(question)
+    joined = {w for a, b in zip(tokens, tokens[1:], strict=False) if a + b in vocabulary for w in (a, b)}
     french = is_french(question)
     out = []
     for word in dict.fromkeys(tokens):
-        if len(word) < 3 or _CODE.match(word) or word in GENERIC or word in vocabulary:
+        if len(word) < 3 or _CODE.match(word) or word in GENERIC or word in vocabulary or word in joined:
             continue
         forms = {word, raw.get(word, word)}
         english = max(zipf_frequency(f, "en") for f in forms)

@@ -137,6 +137,11 @@ def test_parameter_and_coverage_detectors() -> None:
     assert unstated_entity("How many tracks are on the playlist?", words, set()) == "playlist"
     assert unstated_entity("the customer with the most orders", words, set()) is None
     assert unstated_entity("What did the customer buy?", words, {"customer"}) is None
+    # "the customer" refers back to a quantified one
+    assert unstated_entity("For each customer, the orders and the name of the customer.", words, set()) is None
+    assert unstated_entity("List all customers with the country of the customer.", words, set()) is None
+    # two adjacent words a stored value runs together are covered ("North Carolina" ~ 'NorthCarolina')
+    assert uncovered_terms("Students in North Carolina", {"student", "northcarolina"}, 5.0) == []
 
 
 def test_person_names_in_masked_columns_are_known_data(tmp_path: Any) -> None:
