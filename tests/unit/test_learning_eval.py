@@ -40,7 +40,9 @@ def test_paraphrase_is_right_after_the_pair_is_approved(shop_settings: Settings,
     items = load_learning(path)
     models = {"generator": ScriptedChatModel(script=_generator),
               "organizer": ScriptedChatModel(replies=[{"text": "x"}]), "planner": ScriptedChatModel(replies=[{}])}
-    summary = run_learning(items, shop_settings, tmp_path / "run", teach_by_feedback, llm_overrides=models)
+    settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
+        update={"reuse_approved": True})})
+    summary = run_learning(items, settings, tmp_path / "run", teach_by_feedback, llm_overrides=models)
     assert (summary["questions"], summary["taught"]) == (1, 1)
     assert (summary["ex_before"], summary["ex_after"]) == (0.0, 1.0)
     assert (summary["taught_retrieved_before"], summary["taught_retrieved_after"]) == (0.0, 1.0)

@@ -31,7 +31,7 @@ def _model(same: bool) -> ScriptedChatModel:
 def _run(settings: Settings, model: ScriptedChatModel, question: str, source: str = "feedback",
          score: float = 0.8) -> list[dict[str, Any]]:
     settings = settings.model_copy(update={"generation": settings.generation.model_copy(
-        update={"candidates": CandidateSpec.parse_list("direct"), "cascade": True})})
+        update={"candidates": CandidateSpec.parse_list("direct"), "cascade": True, "reuse_approved": True})})
     ctx = ToolContext(settings, Database.from_settings(settings), None,  # type: ignore[arg-type]
                       LLMProvider(settings, {"generator": model}), UsageLog())
     examples = ToolResult(ok=True, kind="examples", text="", value={"examples": [
@@ -54,6 +54,10 @@ def test_the_model_check_can_say_no(shop_settings: Settings) -> None:
     assert [c["strategy"] for c in made] == ["direct"] and made[0]["sql"] == FRESH
 
 
+def test_reuse_is_off_by_default(shop_settings: Settings) -> None:
+    assert not shop_settings.generation.reuse_approved
+
+
 def test_no_check_without_an_approved_similar_example_or_with_other_literals(shop_settings: Settings) -> None:
     for kwargs in ({"source": "file"}, {"score": 0.2}):
         model = _model(same=True)
@@ -73,7 +77,7 @@ def test_reused_sql_without_rows_falls_back_to_fresh_candidates(shop_settings: S
 
 def _run_with_sql(settings: Settings, sql: str) -> list[dict[str, Any]]:
     settings = settings.model_copy(update={"generation": settings.generation.model_copy(
-        update={"candidates": CandidateSpec.parse_list("direct"), "cascade": True})})
+        update={"candidates": CandidateSpec.parse_list("direct"), "cascade": True, "reuse_approved": True})})
     ctx = ToolContext(settings, Database.from_settings(settings), None,  # type: ignore[arg-type]
                       LLMProvider(settings, {"generator": _model(same=True)}), UsageLog())
     examples = ToolResult(ok=True, kind="examples", text="", value={"examples": [
