@@ -23,7 +23,7 @@ from knowledge.views import expand_views
 from prompts import generator as prompt
 from prompts import verifier as repair_prompt
 from prompts.schema_prefix import schema_prefix
-from retrieval.hybrid import load_catalog
+from retrieval.hybrid import TableCatalog, load_catalog
 from tools.base import ToolContext
 from tools.coverage import question_names_table
 from tools.knowledge import approved_views
@@ -124,7 +124,7 @@ def rewrite_sql(ctx: ToolContext, sql: str, question: str = "") -> str:
     """
     cfg = ctx.settings.generation
     catalog = load_catalog(ctx.store, ctx.db.key) if ctx.store is not None else None
-    columns = {t.lower(): {c.lower() for c in cols} for t, cols in catalog.columns.items() if cols} if catalog else {}
+    columns = _lower_columns(catalog)
     steps: list[Callable[[str], str]] = []
     if columns and cfg.fix_qualifiers:
         steps.append(lambda s: fix_qualifiers(s, ctx.db.dialect, columns))
@@ -139,6 +139,13 @@ def rewrite_sql(ctx: ToolContext, sql: str, question: str = "") -> str:
     return sql
 
 
+def _lower_columns(catalog: TableCatalog | None) -> dict[str, set[str]]:
+    """Lower-cased table -> lower-cased column names from the index ({} without a catalog or column lists)."""
+    if catalog is None:
+        return {}
+    return {t.lower(): {c.lower() for c in cols} for t, cols in catalog.columns.items() if cols}
+
+
 def relax_joins(ctx: ToolContext, sql: str) -> str | None:
     """``sql`` without its inner joins to tables it does not read, named by the question or not; None if none.
 
@@ -149,7 +156,7 @@ def relax_joins(ctx: ToolContext, sql: str) -> str | None:
     catalog = load_catalog(ctx.store, ctx.db.key) if ctx.store is not None else None
     if catalog is None or not ctx.settings.generation.prune_joins:
         return None
-    columns = {t.lower(): {c.lower() for c in cols} for t, cols in catalog.columns.items() if cols}
+    columns = _lower_columns(catalog)
     relaxed = prune_dangling_joins(sql, ctx.db.dialect, columns, lambda _table: False)
     if relaxed == sql or not guard_sql(relaxed, ctx.db.dialect).ok:
         return None
