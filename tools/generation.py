@@ -45,6 +45,8 @@ class GenerateSQLArgs(BaseModel):
     history: str = ""
     approved: list[dict[str, Any]] = Field(default_factory=list, description="Retrieved examples, best first, "
                                            "for approved-answer reuse (tools.reuse).")
+    matches: list[dict[str, Any]] = Field(default_factory=list, description="Confident value matches "
+                                          "(ValueMatch dicts) for approved-answer reuse's entity guard.")
 
 
 MIN_VALUE_SCORE = 90.0
@@ -52,13 +54,14 @@ MIN_VALUE_SCORE = 90.0
 no hint."""
 
 
+def confident_matches(results: list[ToolResult]) -> list[dict[str, Any]]:
+    """The value matches of ``search_values`` results scoring at least :data:`MIN_VALUE_SCORE`."""
+    return [m for r in results for m in r.value.get("matches", []) if float(m.get("score", 0)) >= MIN_VALUE_SCORE]
+
+
 def render_values(results: list[ToolResult]) -> str:
     """Prompt lines for the confident value matches of ``search_values`` results ('' when none)."""
-    lines = []
-    for result in results:
-        for match in result.value.get("matches", []):
-            if float(match.get("score", 0)) >= MIN_VALUE_SCORE:
-                lines.append(f"- {ValueMatch(**match).describe()}")
+    lines = [f"- {ValueMatch(**match).describe()}" for match in confident_matches(results)]
     return prompt.VALUES_HEADER + "\n".join(lines) + "\n\n" if lines else ""
 
 
@@ -109,6 +112,7 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
             insights=f"{prompt.INSIGHTS_HEADER}{insights}\n\n" if insights else "",
             history=render_history(ctx.history),
             approved=found,
+            matches=confident_matches(call.referenced("values")),
         )
 
     def run(self, args: GenerateSQLArgs, ctx: ToolContext) -> ToolResult:
@@ -158,7 +162,7 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         Its ``error`` is set when it does not pass the guard or returns no rows here (the normal candidates then
         follow); None when there is nothing to reuse.
         """
-        example = reusable_example(ctx, system, args.question, args.approved)
+        example = reusable_example(ctx, system, args.question, args.approved, args.matches)
         if example is None:
             return None
         cand = Candidate(index=0, strategy="approved", temperature=0.0,

@@ -6,10 +6,10 @@ listed?" came back grouped by city), so the approved SQL itself is offered as th
 question asks for the same data. This is a verified semantic cache: the match is decided in two steps, and a
 near miss ("fewest" for "most", another year or currency) must not reuse the answer.
 
-1. Deterministic guard, no model: the top retrieved example is user-approved and similar enough
-   (``generation.reuse_min_score``), and the *literals* agree: every number (dates split into their parts,
+1. Deterministic guards, no model: the top retrieved example is user-approved and similar enough
+   (``generation.reuse_min_score``); the *literals* agree: every number (dates split into their parts,
    month names as numbers) and upper-case code (USD, ASML) of either question occurs in the other question
-   or in the approved SQL.
+   or in the approved SQL; the aggregate asked for and the entities named agree (:mod:`tools.reuse_guard`).
 2. One short structured call (:class:`SameQuestion`) on the generator's cached schema prefix: does the approved
    SQL answer the new question exactly as asked?
 
@@ -20,6 +20,7 @@ caches for LLM applications; the literal guard and the check are ours.
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
@@ -28,6 +29,9 @@ from pydantic import BaseModel, Field
 from core.llm import LLMError, chat, invoke_structured
 from prompts import reuse as prompt
 from tools.base import ToolContext
+from tools.reuse_guard import entity_conflict, shape_conflict
+
+log = logging.getLogger(__name__)
 
 _MONTHS = {m: i for i, m in enumerate(["january", "february", "march", "april", "may", "june", "july", "august",
                                         "september", "october", "november", "december"], start=1)}
@@ -68,12 +72,13 @@ def literals_agree(question: str, approved_question: str, approved_sql: str) -> 
     return all(x in old or x in in_sql for x in new) and all(x in new for x in old if x.isdigit())
 
 
-def reusable_example(ctx: ToolContext, system: str, question: str,
-                     examples: list[dict[str, Any]]) -> dict[str, Any] | None:
+def reusable_example(ctx: ToolContext, system: str, question: str, examples: list[dict[str, Any]],
+                     matches: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
     """The approved example whose SQL answers ``question``, or None.
 
     ``examples`` are retrieve_examples' dicts (``question``, ``sql``, ``score``, ``source``), best first;
-    only the first is considered. ``system`` is the generator's system prompt (its cached schema prefix).
+    only the first is considered. ``matches`` are the question's confident value matches (ValueMatch dicts)
+    for the entity guard. ``system`` is the generator's system prompt (its cached schema prefix).
     Costs one short model call when the deterministic guard passes, none otherwise. Never raises.
     """
     cfg = ctx.settings.generation
@@ -82,7 +87,13 @@ def reusable_example(ctx: ToolContext, system: str, question: str,
     top = examples[0]
     if "feedback" not in str(top.get("source") or "") or float(top.get("score") or 0.0) < cfg.reuse_min_score:
         return None
-    if not literals_agree(question, str(top["question"]), str(top["sql"])):
+    approved_question, approved_sql = str(top["question"]), str(top["sql"])
+    if not literals_agree(question, approved_question, approved_sql):
+        return None
+    conflict = (shape_conflict(question, approved_question, approved_sql, ctx.db.dialect)
+                or entity_conflict(approved_question, approved_sql, matches or [], ctx.db.dialect))
+    if conflict:
+        log.info("approved answer not reused: %s", conflict)
         return None
     user = prompt.USER.format(approved_question=top["question"], approved_sql=top["sql"], question=question)
     try:

@@ -29,15 +29,16 @@ def _model(same: bool) -> ScriptedChatModel:
 
 
 def _run(settings: Settings, model: ScriptedChatModel, question: str, source: str = "feedback",
-         score: float = 0.8) -> list[dict[str, Any]]:
+         score: float = 0.8, matches: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     settings = settings.model_copy(update={"generation": settings.generation.model_copy(
         update={"candidates": CandidateSpec.parse_list("direct"), "cascade": True, "reuse_approved": True})})
     ctx = ToolContext(settings, Database.from_settings(settings), None,  # type: ignore[arg-type]
                       LLMProvider(settings, {"generator": model}), UsageLog())
     examples = ToolResult(ok=True, kind="examples", text="", value={"examples": [
         {"question": "How many customers are from Brazil?", "sql": APPROVED, "score": score, "source": source}]})
-    refs = {"#E1": ToolResult(ok=True, kind="schema", text=SCHEMA), "#E2": examples}
-    call = ToolCall(question, "#E3", "generate_sql", "", refs)
+    refs = {"#E1": ToolResult(ok=True, kind="schema", text=SCHEMA), "#E2": examples,
+            "#E3": ToolResult(ok=True, kind="values", text="", value={"matches": matches or []})}
+    call = ToolCall(question, "#E4", "generate_sql", "", refs)
     tool = GenerateSQLTool()
     return tool.run(tool.build_args(call, ctx), ctx).value["candidates"]
 
@@ -52,6 +53,16 @@ def test_a_paraphrase_of_an_approved_question_gets_the_approved_sql(shop_setting
 def test_the_model_check_can_say_no(shop_settings: Settings) -> None:
     made = _run(shop_settings, _model(same=False), "Number of customers outside Brazil")
     assert [c["strategy"] for c in made] == ["direct"] and made[0]["sql"] == FRESH
+
+
+def test_near_misses_stop_before_the_model_check(shop_settings: Settings) -> None:
+    chile = {"mention": "Chile", "value": "Chile", "table": "customers", "column": "country", "id": None,
+             "score": 100.0}
+    for question, matches in (("Which customers are from Brazil?", None),  # a list, not a count
+                              ("How many customers are from Chile?", [chile])):  # another entity
+        model = _model(same=True)
+        assert [c["strategy"] for c in _run(shop_settings, model, question, matches=matches)] == ["direct"]
+        assert all("Approved question:" not in str(p[-1].content) for p in model.prompts)
 
 
 def test_reuse_is_off_by_default(shop_settings: Settings) -> None:
