@@ -6,6 +6,9 @@ stays as typed: translation helps, it is never required.
 
 from __future__ import annotations
 
+import re
+from datetime import datetime
+
 from pydantic import BaseModel, Field
 
 from agent.context import AgentDeps
@@ -33,5 +36,39 @@ def translate_question(deps: AgentDeps, question: str, usage: UsageLog) -> str |
                                 Translation, usage, temperature=0.0, max_tokens=150, label="translate")
     except LLMError:
         return None
-    english = out.english.strip()
+    english = keep_iso_dates(question, out.english.strip())
     return english if english and english != question.strip() else None
+
+
+_ISO = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+_SPELLED = re.compile(rf"\b(?:{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}|\d{{1,2}}(?:st|nd|rd|th)? {_MONTH},? \d{{4}})\b")
+
+
+def _iso(spelled: str) -> str | None:
+    """``"October 31, 2025"`` or ``"31 October 2025"`` as ``"2025-10-31"``; None when it is not a date."""
+    text = re.sub(r"(\d)(?:st|nd|rd|th)", r"\1", spelled.replace(",", ""))
+    for fmt in ("%B %d %Y", "%d %B %Y"):
+        try:
+            return datetime.strptime(text, fmt).date().isoformat()
+        except ValueError:
+            continue
+    return None
+
+
+def keep_iso_dates(question: str, english: str) -> str:
+    """``english`` with spelled-out dates put back as the ISO dates ``question`` wrote.
+
+    The small model turns "au 2025-10-31" into "on October 31, 2025" although told to keep dates as written;
+    the ISO form is the one stored in the database and in the few-shot examples. Only dates the original
+    question has in ISO form are restored. "le 30 juin 2025" stays "June 30, 2025".
+    """
+    wanted = set(_ISO.findall(question))
+    if not wanted:
+        return english
+
+    def restore(match: re.Match[str]) -> str:
+        iso = _iso(match.group(0))
+        return iso if iso is not None and iso in wanted else match.group(0)
+
+    return _SPELLED.sub(restore, english)

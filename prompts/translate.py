@@ -11,9 +11,10 @@ SYSTEM = """Translate the user's question about a database from French into Engl
 Keep company names, tickers, codes, numbers, dates and anything in quotes exactly as written.
 Keep the meaning and the level of detail; do not answer the question.
 Use the English terms of financial markets, not word-for-word cognates: action(s) = share(s) or stock(s),
-titres = shares, séance = trading session (day), cours = price, cours de clôture = closing price, bourse = stock
-exchange, cotée = listed, radiation de la cote = delisting, devise = currency, indice = index, poids = weight,
-capitalisation boursière = market capitalisation, chiffre d'affaires = revenue, bénéfice = earnings.
+titres = shares, séance = trading day, cours = price, cours de clôture = closing price, bourse = stock
+exchange, cotée = listed, se négocier / échanger = trade, actions en circulation = shares outstanding,
+immatriculée = incorporated, radiation de la cote = delisting, devise = currency, indice = index, poids =
+weight, capitalisation boursière = market capitalisation, chiffre d'affaires = revenue, bénéfice = earnings.
 Reply with JSON: {"english": "<the question in English>"}"""
 
 USER = """Question: {question}
