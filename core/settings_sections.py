@@ -246,6 +246,10 @@ class GenerationSettings(BaseModel):
         True, description="Re-point a column qualified with the wrong table of its SELECT to the only table there "
         "that has it (database.qualify), before the query runs.",
     )
+    fix_literals: bool = Field(
+        True, description="When a candidate's result is empty, respell its filter literals as the column stores "
+        "them when exactly one stored value matches up to accents, case, spaces and punctuation (tools.literals).",
+    )
     prune_joins: bool = Field(
         True, description="Drop inner joins to tables the candidate never reads and the question never names "
         "(database.dangling); on the Spider sample the cascade without examples joined along the join hints.",

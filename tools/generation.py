@@ -24,6 +24,7 @@ from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently
 from tools.candidate import Candidate, relax_joins, system_prompt, write_candidate, write_repair
 from tools.examples import on_topic, render_examples
 from tools.knowledge import approved_views
+from tools.literals import fix_literals
 from tools.reuse import reusable_example
 
 
@@ -69,6 +70,27 @@ def render_history(history: list[dict[str, Any]], limit: int = 2) -> str:
     """The last ``limit`` turns (question and SQL) for follow-up questions ('' without history)."""
     lines = [f"- Q: {t.get('question')}\n  SQL: {t.get('sql')}" for t in history[-limit:] if t.get("sql")]
     return prompt.HISTORY_HEADER + "\n".join(lines) + "\n\n" if lines else ""
+
+
+def _rescue_empty(ctx: ToolContext, cand: Candidate) -> Candidate | None:
+    """A model-free fix of a candidate whose result is empty, when the fixed query returns rows; else None.
+
+    First its filter literals in the stored spelling (:func:`tools.literals.fix_literals`,
+    ``generation.fix_literals``), then without inner joins to tables it never reads
+    (:func:`tools.candidate.relax_joins`).
+    """
+    sql = cand.sql or ""
+    fixes: list[tuple[Callable[[], str | None], str, str]] = [
+        (lambda: fix_literals(ctx.db, sql) if ctx.settings.generation.fix_literals else None, "literal",
+         "its filter values were not spelled as stored: respelled"),
+        (lambda: relax_joins(ctx, sql), "relaxed", "the joins to tables it does not read removed every row: dropped"),
+    ]
+    for make, strategy, reasoning in fixes:
+        fixed = make()
+        if fixed and (again := ctx.db.run_query(fixed)).ok and again.rows:
+            return Candidate(index=cand.index, strategy=strategy, temperature=cand.temperature, sql=fixed,
+                             reasoning=reasoning, value_hints=cand.value_hints)
+    return None
 
 
 class GenerateSQLTool(Tool[GenerateSQLArgs]):
@@ -189,7 +211,8 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         candidate that does not know what went wrong (DIN-SQL's self-correction): the number of calls stays
         the same, and the error's cause is usually one identifier. When a candidate returns no rows and has
         inner joins to tables it never reads, the query without them is tried first, with no model call
-        (:func:`tools.candidate.relax_joins`): a ``relaxed`` candidate that ends the cascade if it has rows.
+        (:func:`tools.candidate.relax_joins`): a ``relaxed`` candidate that ends the cascade if it has rows; before
+        that, its filter literals respelled as stored (:func:`tools.literals.fix_literals`): a ``literal`` one.
         """
         made: list[Candidate] = []
         hints = True
@@ -204,11 +227,9 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
                 res = ctx.db.run_query(cand.sql)
                 if res.ok and res.rows:
                     break
-                relaxed = relax_joins(ctx, cand.sql) if res.ok else None
-                if relaxed and (again := ctx.db.run_query(relaxed)).ok and again.rows:
-                    made.append(Candidate(index=cand.index, strategy="relaxed", temperature=cand.temperature,
-                                          sql=relaxed, reasoning="the joins to tables it does not read removed "
-                                          "every row: dropped", value_hints=cand.value_hints))
+                rescued = _rescue_empty(ctx, cand) if res.ok else None
+                if rescued is not None:
+                    made.append(rescued)
                     break
                 if res.ok and has_hints:
                     hints = False

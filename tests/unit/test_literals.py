@@ -1,0 +1,74 @@
+"""Filter literals respelled as stored (tools.literals) on a real SQLite file, and in the cascade."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.llm import LLMProvider, UsageLog
+from core.settings import CandidateSpec, Settings
+from database.connection import Database
+from tests.unit.test_candidates import _by_strategy, _schema_ref, cand
+from tools.base import ToolCall, ToolContext
+from tools.generation import GenerateSQLTool
+from tools.literals import fix_literals, fold
+
+
+@pytest.fixture()
+def companies(tmp_path: Path) -> Database:
+    path = tmp_path / "co.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE co (id INTEGER PRIMARY KEY, name TEXT, state TEXT, n INTEGER);"
+            "INSERT INTO co VALUES (1, 'Nestle S.A.', 'NorthCarolina', 5), (2, 'Apple Inc.', 'Texas', 7),"
+            " (3, 'APPLE INC', 'Texas', 9);")
+    return Database(f"sqlite:///{path}")
+
+
+def test_fold_drops_accents_case_spaces_and_punctuation() -> None:
+    assert fold("Nestlé S.A.") == fold("nestle sa") == "nestlesa"
+    assert fold("North Carolina") == fold("NorthCarolina")
+    assert fold("...") == ""
+
+
+@pytest.mark.parametrize(("sql", "fixed"), [
+    ("SELECT id FROM co WHERE name = 'Nestlé S.A.'", "SELECT id FROM co WHERE name = 'Nestle S.A.'"),
+    ("SELECT c.id FROM co AS c WHERE c.state IN ('North Carolina', 'Texas')",
+     "SELECT c.id FROM co AS c WHERE c.state IN ('NorthCarolina', 'Texas')"),
+    ("SELECT id FROM co WHERE 'north carolina' = state", "SELECT id FROM co WHERE 'NorthCarolina' = state"),
+])
+def test_literals_are_respelled_as_stored(companies: Database, sql: str, fixed: str) -> None:
+    assert fix_literals(companies, sql) == fixed
+    assert companies.run_query(fixed).rows
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT id FROM co WHERE name = 'Nestle S.A.'",     # already stored as written
+    "SELECT id FROM co WHERE name = 'apple inc.'",      # two stored values fold the same: ambiguous
+    "SELECT id FROM co WHERE name = 'Atlantis'",        # nothing close
+    "SELECT id FROM co WHERE nope = 'Texas'",           # the probe fails: no change, no error
+    "SELECT id FROM co WHERE n = 5",                    # no string literal
+    "SELEC broken ((",
+])
+def test_nothing_is_changed_without_one_unambiguous_stored_spelling(companies: Database, sql: str) -> None:
+    assert fix_literals(companies, sql) is None
+
+
+def test_an_empty_result_is_respelled_before_any_new_call(shop_settings: Settings, shop_store: Any) -> None:
+    accented = "SELECT name FROM customers WHERE country = 'brazil'"
+    settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
+        update={"candidates": CandidateSpec.parse_list("direct,qp"), "cascade": True})})
+    gen = _by_strategy({"repair": cand(accented), "qp": cand(accented)})
+    ctx = ToolContext(settings, Database.from_settings(settings), shop_store,
+                      LLMProvider(settings, {"generator": gen}), UsageLog())
+    call = ToolCall("Names of the customers from Brazil", "#E2", "generate_sql", "", _schema_ref())
+    made = GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx).value["candidates"]
+    assert [c["strategy"] for c in made] == ["direct", "literal"] and len(gen.prompts) == 1
+    assert made[1]["sql"] == "SELECT name FROM customers WHERE country = 'Brazil'"
+    off = settings.model_copy(update={"generation": settings.generation.model_copy(update={"fix_literals": False})})
+    ctx = ToolContext(off, ctx.db, shop_store, LLMProvider(off, {"generator": gen}), UsageLog())
+    made = GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx).value["candidates"]
+    assert "literal" not in [c["strategy"] for c in made]
