@@ -24,7 +24,7 @@ from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently
 from tools.candidate import Candidate, relax_joins, system_prompt, write_candidate, write_repair
 from tools.examples import on_topic, render_examples
 from tools.knowledge import approved_views
-from tools.literals import fix_literals
+from tools.literals import degenerate, fix_literals
 from tools.reuse import reusable_example
 
 
@@ -72,22 +72,24 @@ def render_history(history: list[dict[str, Any]], limit: int = 2) -> str:
     return prompt.HISTORY_HEADER + "\n".join(lines) + "\n\n" if lines else ""
 
 
-def _rescue_empty(ctx: ToolContext, cand: Candidate) -> Candidate | None:
-    """A model-free fix of a candidate whose result is empty, when the fixed query returns rows; else None.
+def _rescue_empty(ctx: ToolContext, cand: Candidate, *, only_literals: bool = False) -> Candidate | None:
+    """A model-free fix of a candidate whose result is empty or degenerate, when the fix returns real rows.
 
     First its filter literals in the stored spelling (:func:`tools.literals.fix_literals`,
-    ``generation.fix_literals``), then without inner joins to tables it never reads
-    (:func:`tools.candidate.relax_joins`).
+    ``generation.fix_literals``; also for a degenerate result, one row of NULL/0 such as a SUM over nothing),
+    then, unless ``only_literals``, without inner joins to tables it never reads
+    (:func:`tools.candidate.relax_joins`). None when neither applies.
     """
     sql = cand.sql or ""
     fixes: list[tuple[Callable[[], str | None], str, str]] = [
         (lambda: fix_literals(ctx.db, sql) if ctx.settings.generation.fix_literals else None, "literal",
          "its filter values were not spelled as stored: respelled"),
-        (lambda: relax_joins(ctx, sql), "relaxed", "the joins to tables it does not read removed every row: dropped"),
+        (lambda: None if only_literals else relax_joins(ctx, sql), "relaxed",
+         "the joins to tables it does not read removed every row: dropped"),
     ]
     for make, strategy, reasoning in fixes:
         fixed = make()
-        if fixed and (again := ctx.db.run_query(fixed)).ok and again.rows:
+        if fixed and (again := ctx.db.run_query(fixed)).ok and not degenerate(again.rows):
             return Candidate(index=cand.index, strategy=strategy, temperature=cand.temperature, sql=fixed,
                              reasoning=reasoning, value_hints=cand.value_hints)
     return None
@@ -225,11 +227,15 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
             failed = None
             if cand.sql and not cand.error:
                 res = ctx.db.run_query(cand.sql)
-                if res.ok and res.rows:
+                if res.ok and res.rows and not degenerate(res.rows):
                     break
-                rescued = _rescue_empty(ctx, cand) if res.ok else None
+                rescued = _rescue_empty(ctx, cand, only_literals=bool(res.rows)) if res.ok else None
                 if rescued is not None:
+                    if res.rows:  # a NULL/0 aggregate: the respelled query replaces it in selection
+                        cand.error = "superseded: its filter values were not spelled as stored"
                     made.append(rescued)
+                    break
+                if res.ok and res.rows:
                     break
                 if res.ok and has_hints:
                     hints = False

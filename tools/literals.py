@@ -58,11 +58,18 @@ def _filters(tree: exp.Expr) -> list[tuple[exp.Column, exp.Literal]]:
     return pairs
 
 
+def degenerate(rows: list[tuple[object, ...]] | list[list[object]]) -> bool:
+    """True for no rows, or one row of only NULLs and zeros (an aggregate over a filter that matched nothing)."""
+    return not rows or (len(rows) == 1 and all(v is None or v == 0 for v in rows[0]))
+
+
 def fix_literals(db: Database, sql: str) -> str | None:
     """``sql`` with its filter literals spelled as stored, or None when nothing was changed or it fails.
 
     A literal is replaced only when it is not stored as written and exactly one stored value of its column
-    folds (:func:`fold`) to the same text. The column's table is its qualifier's table, or the query's only
+    folds (:func:`fold`) to the same text. Values that differ only by surrounding spaces (' AHD' for 'AHD')
+    are left alone: padding is the engine's business (CHAR columns compare padded), and the trimmed
+    literal is what users and reference queries write. The column's table is its qualifier's table, or the query's only
     table when unqualified. Never raises.
     """
     try:
@@ -86,7 +93,7 @@ def fix_literals(db: Database, sql: str) -> str | None:
         written = str(literal.this)
         if not stored or written in stored:
             continue
-        same = {v for v in stored if fold(v) == fold(written)}
+        same = {v for v in stored if fold(v) == fold(written) and v.strip() != written.strip()}
         if len(same) == 1 and fold(written):
             literal.replace(exp.Literal.string(same.pop()))
             changed = True

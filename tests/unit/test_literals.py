@@ -14,7 +14,7 @@ from database.connection import Database
 from tests.unit.test_candidates import _by_strategy, _schema_ref, cand
 from tools.base import ToolCall, ToolContext
 from tools.generation import GenerateSQLTool
-from tools.literals import fix_literals, fold
+from tools.literals import degenerate, fix_literals, fold
 
 
 @pytest.fixture()
@@ -24,7 +24,7 @@ def companies(tmp_path: Path) -> Database:
         conn.executescript(
             "CREATE TABLE co (id INTEGER PRIMARY KEY, name TEXT, state TEXT, n INTEGER);"
             "INSERT INTO co VALUES (1, 'Nestle S.A.', 'NorthCarolina', 5), (2, 'Apple Inc.', 'Texas', 7),"
-            " (3, 'APPLE INC', 'Texas', 9);")
+            " (3, 'APPLE INC', 'Texas', 9), (4, ' AHD', 'Ohio', 0);")
     return Database(f"sqlite:///{path}")
 
 
@@ -51,6 +51,7 @@ def test_literals_are_respelled_as_stored(companies: Database, sql: str, fixed: 
     "SELECT id FROM co WHERE name = 'Atlantis'",        # nothing close
     "SELECT id FROM co WHERE nope = 'Texas'",           # the probe fails: no change, no error
     "SELECT id FROM co WHERE n = 5",                    # no string literal
+    "SELECT id FROM co WHERE name = 'AHD'",             # only surrounding spaces differ: left to the engine
     "SELEC broken ((",
 ])
 def test_nothing_is_changed_without_one_unambiguous_stored_spelling(companies: Database, sql: str) -> None:
@@ -72,3 +73,21 @@ def test_an_empty_result_is_respelled_before_any_new_call(shop_settings: Setting
     ctx = ToolContext(off, ctx.db, shop_store, LLMProvider(off, {"generator": gen}), UsageLog())
     made = GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx).value["candidates"]
     assert "literal" not in [c["strategy"] for c in made]
+
+
+def test_degenerate_results_are_empty_or_one_row_of_nulls_and_zeros() -> None:
+    assert degenerate([]) and degenerate([(None,)]) and degenerate([(0, None)])
+    assert not degenerate([(3,)]) and not degenerate([(None,), (None,)]) and not degenerate([("",)])
+
+
+def test_a_null_total_is_respelled_and_replaces_the_first_candidate(shop_settings: Settings, shop_store: Any) -> None:
+    total = "SELECT SUM(id) FROM customers WHERE country = 'SWEDEN'"
+    settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
+        update={"candidates": CandidateSpec.parse_list("direct,qp"), "cascade": True})})
+    gen = _by_strategy({"repair": cand(total), "qp": cand(total)})
+    ctx = ToolContext(settings, Database.from_settings(settings), shop_store,
+                      LLMProvider(settings, {"generator": gen}), UsageLog())
+    call = ToolCall("Sum of the ids of customers from Sweden", "#E2", "generate_sql", "", _schema_ref())
+    made = GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx).value["candidates"]
+    assert [(c["strategy"], bool(c["error"])) for c in made] == [("direct", True), ("literal", False)]
+    assert made[1]["sql"] == "SELECT SUM(id) FROM customers WHERE country = 'Sweden'"
