@@ -250,6 +250,11 @@ class GenerationSettings(BaseModel):
         True, description="When a candidate's result is empty, respell its filter literals as the column stores "
         "them when exactly one stored value matches up to accents, case, spaces and punctuation (tools.literals).",
     )
+    drop_unasked_filters: bool = Field(
+        True, description="When a candidate's result is empty, drop its outer filters on values the question does "
+        "not name (a filter copied from a few-shot example, such as an exchange code) before a new model call "
+        "(tools.literals).",
+    )
     prune_joins: bool = Field(
         True, description="Drop inner joins to tables the candidate never reads and the question never names "
         "(database.dangling); on the Spider sample the cascade without examples joined along the join hints.",

@@ -27,7 +27,7 @@ from database.dangling import prune_dangling_joins  # noqa: E402
 from database.qualify import fix_qualifiers  # noqa: E402
 from eval.metrics import gold_is_ordered, paired_bootstrap, results_match, tolerant_match  # noqa: E402
 from tools.coverage import question_names_table  # noqa: E402
-from tools.literals import degenerate, fix_literals  # noqa: E402
+from tools.literals import degenerate, drop_unasked_filters, fix_literals, named_in  # noqa: E402
 
 
 def score(db: Database, gold_sql: str, sql: str | None) -> tuple[int, int]:
@@ -57,7 +57,8 @@ def main() -> None:
     where.add_argument("--sqlite", help="one SQLite file for every record")
     parser.add_argument("--steps", default="qualify,prune",
                         help="comma list of: qualify, prune, literal (an empty result's filter values respelled "
-                        "as stored), relax (an empty result without unread joins)")
+                        "as stored), unasked (an empty result without filters on values the question does not name), "
+                        "relax (an empty result without unread joins)")
     parser.add_argument("records", nargs="+", help="evaluation record files (JSONL)")
     args = parser.parse_args()
     rows: list[dict[str, Any]] = [json.loads(line) for f in args.records for line in Path(f).read_text().splitlines()
@@ -82,6 +83,9 @@ def main() -> None:
                 and degenerate(res.rows):
             respelled = fix_literals(db, pruned)
             pruned = respelled if respelled and not degenerate(db.run_query(respelled, row_cap=10).rows) else pruned
+        if pruned and "unasked" in args.steps and not db.run_query(pruned, row_cap=10).rows:
+            kept = drop_unasked_filters(pruned, db.dialect, functools.partial(named_in, str(row["question"])))
+            pruned = kept if kept and not degenerate(db.run_query(kept, row_cap=10).rows) else pruned
         if pruned and "relax" in args.steps and (res := db.run_query(pruned, row_cap=10)).ok and not res.rows:
             relaxed = prune_dangling_joins(pruned, db.dialect, columns, lambda _t: False)
             pruned = relaxed if (again := db.run_query(relaxed, row_cap=10)).ok and again.rows else pruned

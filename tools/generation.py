@@ -9,6 +9,7 @@ execution; a failed candidate is kept with its error, so the trace shows it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -24,7 +25,7 @@ from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently
 from tools.candidate import Candidate, relax_joins, system_prompt, write_candidate, write_repair
 from tools.examples import on_topic, render_examples
 from tools.knowledge import approved_views
-from tools.literals import degenerate, fix_literals
+from tools.literals import degenerate, drop_unasked_filters, fix_literals, named_in
 from tools.reuse import reusable_example
 
 
@@ -72,20 +73,25 @@ def render_history(history: list[dict[str, Any]], limit: int = 2) -> str:
     return prompt.HISTORY_HEADER + "\n".join(lines) + "\n\n" if lines else ""
 
 
-def _rescue_empty(ctx: ToolContext, cand: Candidate, *, only_literals: bool = False) -> Candidate | None:
+def _rescue_empty(ctx: ToolContext, cand: Candidate, args: GenerateSQLArgs, *,
+                  only_literals: bool = False) -> Candidate | None:
     """A model-free fix of a candidate whose result is empty or degenerate, when the fix returns real rows.
 
-    First its filter literals in the stored spelling (:func:`tools.literals.fix_literals`,
-    ``generation.fix_literals``; also for a degenerate result, one row of NULL/0 such as a SUM over nothing),
-    then, unless ``only_literals``, without inner joins to tables it never reads
-    (:func:`tools.candidate.relax_joins`). None when neither applies.
+    In order: its filter literals in the stored spelling (:func:`tools.literals.fix_literals`,
+    ``generation.fix_literals``; also for a degenerate result, one row of NULL/0 such as a SUM over nothing);
+    unless ``only_literals``, without inner joins to tables it never reads (:func:`tools.candidate.relax_joins`)
+    and without filters on values the question does not name (:func:`tools.literals.drop_unasked_filters`,
+    ``generation.drop_unasked_filters``). None when none applies.
     """
-    sql = cand.sql or ""
+    sql, gen = cand.sql or "", ctx.settings.generation
+    named = functools.partial(named_in, args.question, matches=args.matches)
     fixes: list[tuple[Callable[[], str | None], str, str]] = [
-        (lambda: fix_literals(ctx.db, sql) if ctx.settings.generation.fix_literals else None, "literal",
+        (lambda: fix_literals(ctx.db, sql) if gen.fix_literals else None, "literal",
          "its filter values were not spelled as stored: respelled"),
         (lambda: None if only_literals else relax_joins(ctx, sql), "relaxed",
          "the joins to tables it does not read removed every row: dropped"),
+        (lambda: drop_unasked_filters(sql, ctx.db.dialect, named) if gen.drop_unasked_filters and not only_literals
+         else None, "unasked", "its filters on values the question does not name removed every row: dropped"),
     ]
     for make, strategy, reasoning in fixes:
         fixed = make()
@@ -165,7 +171,7 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
             candidates = [reused]
         elif ctx.settings.cascade_candidates():
             candidates = self._cascade(one, fix if ctx.settings.generation.repair_errors else None, items, ctx,
-                                       has_hints=bool(args.values))
+                                       args)
         else:
             candidates = run_concurrently(one, items, ctx.settings.parallel_candidates())
         if reused is not None and reused.error:
@@ -201,7 +207,7 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
     @staticmethod
     def _cascade(one: Callable[[tuple[int, CandidateSpec], bool], Candidate],
                  fix: Callable[[int, str, str], Candidate] | None,
-                 items: list[tuple[int, CandidateSpec]], ctx: ToolContext, *, has_hints: bool) -> list[Candidate]:
+                 items: list[tuple[int, CandidateSpec]], ctx: ToolContext, args: GenerateSQLArgs) -> list[Candidate]:
         """Candidates in order until one runs (read-only dry run) and returns rows; the rest are not made.
 
         No further candidate starts once the question has run ``generation.fallback_budget_s`` seconds. When a
@@ -214,10 +220,11 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         the same, and the error's cause is usually one identifier. When a candidate returns no rows and has
         inner joins to tables it never reads, the query without them is tried first, with no model call
         (:func:`tools.candidate.relax_joins`): a ``relaxed`` candidate that ends the cascade if it has rows; before
-        that, its filter literals respelled as stored (:func:`tools.literals.fix_literals`): a ``literal`` one.
+        that, its filter literals respelled as stored (a ``literal`` one), after it without filters on values the
+        question never names (an ``unasked`` one); see :func:`_rescue_empty`.
         """
         made: list[Candidate] = []
-        hints = True
+        hints, has_hints = True, bool(args.values)
         failed: tuple[str, str] | None = None  # (sql, problem) of the last candidate whose dry run failed
         for item in items:
             if made and not fallback_allowed(ctx.settings.generation.fallback_budget_s):
@@ -229,7 +236,7 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
                 res = ctx.db.run_query(cand.sql)
                 if res.ok and res.rows and not degenerate(res.rows):
                     break
-                rescued = _rescue_empty(ctx, cand, only_literals=bool(res.rows)) if res.ok else None
+                rescued = _rescue_empty(ctx, cand, args, only_literals=bool(res.rows)) if res.ok else None
                 if rescued is not None:
                     if res.rows:  # a NULL/0 aggregate: the respelled query replaces it in selection
                         cand.error = "superseded: its filter values were not spelled as stored"

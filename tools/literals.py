@@ -11,7 +11,9 @@ No model call; every probe is a guarded read-only ``SELECT DISTINCT``. Related: 
 
 from __future__ import annotations
 
+import re
 import unicodedata
+from collections.abc import Callable
 
 import sqlglot
 from sqlglot import exp
@@ -101,3 +103,57 @@ def fix_literals(db: Database, sql: str) -> str | None:
         return None
     fixed = tree.sql(dialect=db.dialect)
     return fixed if guard_sql(fixed, db.dialect).ok else None
+
+
+_LEGAL = {"inc", "corp", "corporation", "ltd", "plc", "sa", "se", "ag", "nv", "co", "company", "group", "the", "and"}
+
+
+def named_in(question: str, literal: str, matches: list[dict[str, object]] | None = None) -> bool:
+    """True when ``question`` names the filter value ``literal``.
+
+    One of the literal's words (3+ letters or a number; legal suffixes, 'the' and 'and' aside) occurs in the
+    question, accents and case folded, or a word of 4+ letters starts the other; or a value match of the question (ValueMatch dicts) resolved to it: its
+    value, key or a sibling code.
+    """
+    asked = {fold(w) for w in re.findall(r"[^\W_]+", question)}
+    words = [fold(w) for w in re.findall(r"[^\W_]+", literal)]
+    for word in (w for w in words if (len(w) >= 3 or w.isdigit()) and w not in _LEGAL):
+        if word in asked or (len(word) >= 4 and any(a.startswith(word) or word.startswith(a) for a in asked
+                                                    if len(a) >= 4)):
+            return True  # "Africa" for "African", "Republic" for "republics"
+    target = literal.casefold()
+    for match in matches or []:
+        siblings = match.get("siblings")
+        names = [match.get("value"), match.get("id"), *(siblings.values() if isinstance(siblings, dict) else [])]
+        if any(n is not None and str(n).casefold() == target for n in names):
+            return True
+    return False
+
+
+def drop_unasked_filters(sql: str, dialect: str, named: Callable[[str], bool]) -> str | None:
+    """``sql`` without its top-level ``column = 'x'`` / ``IN (...)`` filters on values nobody asked for.
+
+    For a candidate whose result is empty: the small model copies a filter from a few-shot example
+    (``LIMAR = 'XETR'`` for "the ISIN of Microsoft"). A conjunct of the outer WHERE is dropped when none of
+    its string literals is ``named`` (see :func:`named_in`); None when nothing is dropped or the SQL does not
+    parse. Never raises.
+    """
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError):
+        return None
+    where = tree.args.get("where") if isinstance(tree, exp.Select) else None
+    if where is None:
+        return None
+    conjuncts = list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
+    keep = []
+    for conjunct in conjuncts:
+        literals = [str(lit.this) for _col, lit in _filters(conjunct)] if isinstance(conjunct, (exp.EQ, exp.In)) else []
+        if literals and not any(named(lit) for lit in literals):
+            continue
+        keep.append(conjunct)
+    if len(keep) == len(conjuncts):
+        return None
+    tree.set("where", exp.Where(this=exp.and_(*keep)) if keep else None)
+    out = tree.sql(dialect=dialect)
+    return out if guard_sql(out, dialect).ok else None

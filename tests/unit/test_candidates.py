@@ -85,7 +85,8 @@ def test_profiles_choose_candidates_per_endpoint() -> None:
 
 def test_cascade_stops_at_the_first_candidate_with_rows(shop_settings: Settings) -> None:
     settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
-        update={"candidates": CandidateSpec.parse_list("direct,qp,dc"), "cascade": True})})
+        update={"candidates": CandidateSpec.parse_list("direct,qp,dc"), "cascade": True,
+                "drop_unasked_filters": False})})  # 'Atlantis' is not in the question: tested in test_literals
     gen = _by_strategy({"dc": cand(GOOD), "qp": cand(GOOD), "repair": cand(GOOD)})  # direct -> "repair" reply
     res = _run(GenerateSQLTool(), _ctx(settings, generator=gen), _schema_ref())
     assert [c["strategy"] for c in res.value["candidates"]] == ["direct"] and len(gen.prompts) == 1
@@ -297,7 +298,8 @@ def test_no_fallback_candidate_starts_once_the_question_budget_is_spent(shop_set
     import core.llm_retry as clock
 
     settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
-        update={"candidates": CandidateSpec.parse_list("direct,qp,dc"), "cascade": True, "fallback_budget_s": 30.0})})
+        update={"candidates": CandidateSpec.parse_list("direct,qp,dc"), "cascade": True, "fallback_budget_s": 30.0,
+                "drop_unasked_filters": False})})
     empty = "SELECT id FROM customers WHERE country = 'Atlantis'"
     failing = _by_strategy({"dc": cand(GOOD), "qp": cand(GOOD), "repair": cand(empty)})
     monkeypatch.setattr(clock, "question_elapsed", lambda: 31.0)  # the first candidate took the whole budget

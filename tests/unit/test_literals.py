@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -91,3 +92,49 @@ def test_a_null_total_is_respelled_and_replaces_the_first_candidate(shop_setting
     made = GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx).value["candidates"]
     assert [(c["strategy"], bool(c["error"])) for c in made] == [("direct", True), ("literal", False)]
     assert made[1]["sql"] == "SELECT SUM(id) FROM customers WHERE country = 'Sweden'"
+
+
+@pytest.mark.parametrize(("question", "literal", "named"), [
+    ("What is the ISIN of Microsoft?", "Microsoft Corporation", True),
+    ("What is the ISIN of Microsoft?", "XETR", False),
+    ("Life expectancy in African countries that are republics", "Africa", True),
+    ("Life expectancy in African countries that are republics", "Republic", True),
+    ("Flights on 2024-06-30", "2024-06-30", True),
+    ("Customers of The Company", "The Company Inc.", False),  # only stop words and suffixes in common
+])
+def test_named_in_reads_the_question(question: str, literal: str, named: bool) -> None:
+    from tools.literals import named_in
+    assert named_in(question, literal) is named
+
+
+def test_named_in_accepts_a_value_match_code() -> None:
+    from tools.literals import named_in
+    aberdeen = {"mention": "Aberdeen", "value": "Aberdeen", "id": "APG", "siblings": {}}
+    assert named_in("Flights arriving at Aberdeen", "APG", [aberdeen])
+    assert not named_in("Flights arriving at Aberdeen", "APG")
+
+
+def test_unasked_filters_are_dropped_from_the_outer_where() -> None:
+    from tools.literals import drop_unasked_filters, named_in
+    named = functools.partial(named_in, "What is the ISIN of Microsoft?")
+    sql = "SELECT isin FROM eq WHERE co_nm = 'Microsoft Corporation' AND limar = 'XETR' AND n > 1"
+    assert drop_unasked_filters(sql, "sqlite", named) == (
+        "SELECT isin FROM eq WHERE co_nm = 'Microsoft Corporation' AND n > 1")
+    assert drop_unasked_filters("SELECT isin FROM eq WHERE limar IN ('XETR', 'XPAR')", "sqlite", named) == (
+        "SELECT isin FROM eq")
+    assert drop_unasked_filters("SELECT isin FROM eq WHERE co_nm = 'Microsoft'", "sqlite", named) is None
+    assert drop_unasked_filters("SELECT isin FROM eq", "sqlite", named) is None
+    assert drop_unasked_filters("SELEC (((", "sqlite", named) is None
+
+
+def test_an_empty_result_drops_a_copied_filter_before_any_new_call(shop_settings: Settings, shop_store: Any) -> None:
+    copied = "SELECT name FROM customers WHERE country = 'Brazil' AND name = 'Bo'"  # 'Bo' came from an example
+    settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
+        update={"candidates": CandidateSpec.parse_list("direct,qp"), "cascade": True})})
+    gen = _by_strategy({"repair": cand(copied), "qp": cand(copied)})
+    ctx = ToolContext(settings, Database.from_settings(settings), shop_store,
+                      LLMProvider(settings, {"generator": gen}), UsageLog())
+    call = ToolCall("Names of the customers from Brazil", "#E2", "generate_sql", "", _schema_ref())
+    made = GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx).value["candidates"]
+    assert [c["strategy"] for c in made] == ["direct", "unasked"] and len(gen.prompts) == 1
+    assert made[1]["sql"] == "SELECT name FROM customers WHERE country = 'Brazil'"

@@ -1,0 +1,88 @@
+"""Replay the cascade's model-free rescues on recorded candidates: which answer the cascade would now stop at.
+
+    python scripts/replay_cascade.py --spider data/spider-dev RECORDS.jsonl
+    python scripts/replay_cascade.py --sqlite data/markets/markets.sqlite RECORDS.jsonl
+
+For each record, the recorded candidates are walked in order as the cascade runs them: the first with rows
+ends it; an empty one is first offered to the rescues this commit has (respelled literals, unread joins
+dropped, filters on unasked values dropped; value matches are not recorded, so only the question names a
+value here). When a rescue returns rows the cascade would have stopped there, without the later model calls.
+Prints strict EX before/after with the paired difference and every changed question. Needs no model; the
+later candidates are the recorded ones, so this is exact for every question up to the first rescue.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from database.connection import Database  # noqa: E402
+from database.dangling import prune_dangling_joins  # noqa: E402
+from eval.metrics import paired_bootstrap  # noqa: E402
+from scripts.replay_pruning import columns_of, score  # noqa: E402
+from tools.literals import degenerate, drop_unasked_filters, fix_literals, named_in  # noqa: E402
+
+
+def rescue(db: Database, columns: dict[str, set[str]], question: str, sql: str) -> tuple[str, str] | None:
+    """(strategy, sql) of the first rescue of an empty ``sql`` that returns rows, else None."""
+    fixes = [("literal", lambda: fix_literals(db, sql)),
+             ("relaxed", lambda: prune_dangling_joins(sql, db.dialect, columns, lambda _t: False)),
+             ("unasked", lambda: drop_unasked_filters(sql, db.dialect, functools.partial(named_in, question)))]
+    for name, make in fixes:
+        fixed = make()
+        if fixed and fixed != sql and (res := db.run_query(fixed, row_cap=10)).ok and not degenerate(res.rows):
+            return name, fixed
+    return None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--spider", help="Spider folder (database/<db_id>/<db_id>.sqlite)")
+    where.add_argument("--sqlite", help="one SQLite file for every record")
+    parser.add_argument("records", nargs="+", help="evaluation record files (JSONL)")
+    args = parser.parse_args()
+    rows: list[dict[str, Any]] = [json.loads(line) for f in args.records for line in Path(f).read_text().splitlines()
+                                  if line.strip()]
+    rows = [r for r in rows if r.get("gold_sql") and isinstance(r.get("candidates"), list)]
+    dbs: dict[str, tuple[Database, dict[str, set[str]]]] = {}
+    before, after, changed = [], [], []
+    for row in rows:
+        path = args.sqlite or f"{args.spider}/database/{row['db_id']}/{row['db_id']}.sqlite"
+        if path not in dbs:
+            db = Database(f"sqlite:///{path}")
+            dbs[path] = (db, columns_of(db))
+        db, columns = dbs[path]
+        final = row.get("pred_sql")
+        for cand in row["candidates"]:
+            sql = cand.get("sql")
+            if not sql or cand.get("strategy") in ("relaxed", "literal", "unasked"):
+                continue
+            res = db.run_query(sql, row_cap=10)
+            if res.ok and res.rows:
+                break
+            if res.ok and (found := rescue(db, columns, str(row["question"]), sql)) and found[1] != final:
+                changed.append((row["qid"], found[0], final, found[1]))
+                final = found[1]
+                break
+        b, a = score(db, row["gold_sql"], row.get("pred_sql")), score(db, row["gold_sql"], final)
+        before.append(b[0])
+        after.append(a[0])
+        if changed and changed[-1][0] == row["qid"]:
+            changed[-1] = (*changed[-1], b[0], a[0])
+    d = paired_bootstrap(after, before)
+    n = len(rows)
+    print(f"strict EX: before {sum(before)}/{n} after {sum(after)}/{n}; paired {d['diff']:+.1%} "
+          f"[{d['low']:+.1%}, {d['high']:+.1%}]; cascade stops earlier on {len(changed)}")
+    for qid, name, old, new, b0, a0 in changed:
+        print(f"  {qid} ({name}): {b0} -> {a0}\n    {old}\n    {new}")
+
+
+if __name__ == "__main__":
+    main()
