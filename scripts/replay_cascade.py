@@ -52,7 +52,10 @@ def main() -> None:
                                   if line.strip()]
     rows = [r for r in rows if r.get("gold_sql") and isinstance(r.get("candidates"), list)]
     dbs: dict[str, tuple[Database, dict[str, set[str]]]] = {}
-    before, after, changed = [], [], []
+    before: list[int] = []
+    after: list[int] = []
+    changed: list[tuple[str, str, str | None, str]] = []
+    outcome: dict[str, tuple[int, int]] = {}
     for row in rows:
         path = args.sqlite or f"{args.spider}/database/{row['db_id']}/{row['db_id']}.sqlite"
         if path not in dbs:
@@ -74,13 +77,13 @@ def main() -> None:
         b, a = score(db, row["gold_sql"], row.get("pred_sql")), score(db, row["gold_sql"], final)
         before.append(b[0])
         after.append(a[0])
-        if changed and changed[-1][0] == row["qid"]:
-            changed[-1] = (*changed[-1], b[0], a[0])
+        outcome[row["qid"]] = (b[0], a[0])
     d = paired_bootstrap(after, before)
     n = len(rows)
     print(f"strict EX: before {sum(before)}/{n} after {sum(after)}/{n}; paired {d['diff']:+.1%} "
           f"[{d['low']:+.1%}, {d['high']:+.1%}]; cascade stops earlier on {len(changed)}")
-    for qid, name, old, new, b0, a0 in changed:
+    for qid, name, old, new in changed:
+        b0, a0 = outcome[qid]
         print(f"  {qid} ({name}): {b0} -> {a0}\n    {old}\n    {new}")
 
 
