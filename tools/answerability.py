@@ -50,7 +50,7 @@ from retrieval.hybrid import load_catalog
 from retrieval.term_similarity import nearest_schema_names
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
 from tools.coverage import can_name_data, is_french, schema_legibility, uncovered_terms, vocabulary
-from tools.masked_names import stored_in_masked_columns
+from tools.masked_names import stored_as_values, stored_in_masked_columns
 
 Kind = Literal["answer", "clarify", "follow_up", "refuse"]
 
@@ -187,6 +187,10 @@ class CheckQuestionTool(Tool[CheckQuestionArgs]):
         if names:  # a person's name, stored in a masked column: known data, not a missing concept
             evidence["stored_names"] = sorted(names)
             uncovered = [w for w in uncovered if w not in names]
+        values = stored_as_values(ctx, args.question, uncovered) if uncovered else set()
+        if values:  # a name the value linker missed ('NorthCarolina'): stored data, not a missing concept
+            evidence["stored_values"] = sorted(values)
+            uncovered = [w for w in uncovered if w not in values]
         uncovered = self._not_synonyms(ctx, uncovered, cfg.synonym_similarity, evidence)
         evidence["uncovered"] = uncovered
         if not uncovered or not cfg.llm_check:

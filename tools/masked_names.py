@@ -5,6 +5,8 @@ prompts or the value index (:mod:`database.masking`), so a person's name in a qu
 Peacock's manager?") is found nowhere the answerability check looks, and a 1.5B model asked about the
 "uncovered" words refuses. :func:`stored_in_masked_columns` looks such capitalised words up in the masked text
 columns themselves, read-only, without sending any value anywhere: only whether the word occurs.
+:func:`stored_as_values` does the same for capitalised words that are (words of) indexed values the value
+linker did not resolve ("North Carolina" for 'NorthCarolina').
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ import re
 from database.masking import is_sensitive
 from database.schema_reader import quote_identifier, read_schema
 from knowledge.lookup import normalise
+from retrieval.value_index import load_values
 from tools.base import ToolContext
+from tools.literals import fold
 
 MAX_COLUMNS = 24
 """At most this many masked text columns are searched (a LIKE scan each)."""
@@ -69,4 +73,47 @@ def stored_in_masked_columns(ctx: ToolContext, question: str, uncovered: list[st
                 found.add(word)
         if len(found) == len(words):
             break
+    return found
+
+
+_VALUE_WORDS: dict[tuple[str, tuple[int, str | None]], frozenset[str]] = {}
+
+
+def _value_words(ctx: ToolContext) -> frozenset[str]:
+    """Folded indexed values and their folded words (cached per database and index snapshot)."""
+    if ctx.store is None:
+        return frozenset()
+    data = load_values(ctx.store, ctx.db.key)
+    key = (ctx.db.key, data.signature)
+    if key not in _VALUE_WORDS:
+        words = {fold(e.value) for e in data.entries}
+        words |= {fold(t) for e in data.entries for t in re.findall(r"[^\W_]+", e.value)}
+        _VALUE_WORDS[key] = frozenset(w for w in words if len(w) >= 3)
+    return _VALUE_WORDS[key]
+
+
+def stored_as_values(ctx: ToolContext, question: str, uncovered: list[str]) -> set[str]:
+    """The capitalised ``uncovered`` words that are stored values, or a word of one, in the value index.
+
+    A word run together with its neighbour counts too: "North Carolina" for a stored 'NorthCarolina'.
+    Such a word names data the database holds (a state, a city, a product) even when the value linker did
+    not resolve it, so it is no evidence of a missing concept. No query runs; [] without a value index.
+    """
+    words = set(capitalised(question, uncovered))
+    if not words:
+        return set()
+    stored = _value_words(ctx)
+    tokens = re.findall(r"[^\W_]+", question)
+    found: set[str] = set()
+    for i, token in enumerate(tokens):
+        norm = normalise(token)
+        if not norm or norm[0] not in words:
+            continue
+        joined = [fold(token)]
+        if i + 1 < len(tokens):
+            joined.append(fold(token + tokens[i + 1]))
+        if i > 0:
+            joined.append(fold(tokens[i - 1] + token))
+        if any(j in stored for j in joined):
+            found.add(norm[0])
     return found

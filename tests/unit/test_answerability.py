@@ -231,3 +231,28 @@ def test_terse_undocumented_schemas_are_not_evidence_of_missing_data(
     monkeypatch.setattr(answerability, "schema_legibility", lambda catalog: 0.4)
     terse = CheckQuestionTool().run(args, ctx).value
     assert terse["kind"] == "answer" and "terse codes" in terse["evidence"]["rule"] and len(model.prompts) == 1
+
+
+def test_capitalised_words_stored_as_values_are_known_data(tmp_path: Any, embedding_function: Any) -> None:
+    """A name the value linker misses ("North Carolina" for 'NorthCarolina') is stored data, not a missing one."""
+    import sqlite3
+    import types
+
+    from database.connection import Database
+    from retrieval.value_index import index_values
+    from tools.masked_names import stored_as_values
+
+    path = tmp_path / "campus.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE addresses (id INTEGER PRIMARY KEY, state TEXT, city TEXT);"
+                           "INSERT INTO addresses VALUES (1, 'NorthCarolina', 'Port Oliver'), (2, 'Texas', 'Austin');")
+    settings = Settings(database_url=f"sqlite:///{path}", local_llm={"auto_start": False}, state_dir=tmp_path)
+    db = Database.from_settings(settings)
+    store = ChromaStore(tmp_path / "chroma", embedding_function)
+    assert index_values(db, store, settings=settings) > 0
+    ctx: Any = types.SimpleNamespace(db=db, settings=settings, store=store)
+    question = "Which students live in North Carolina or near Oliver, and what is their Grammy count?"
+    uncovered = ["north", "carolina", "oliver", "grammy", "count"]
+    assert stored_as_values(ctx, question, uncovered) == {"north", "carolina", "oliver"}
+    assert stored_as_values(ctx, "students in north carolina", ["north", "carolina"]) == set()  # not names
+    assert stored_as_values(types.SimpleNamespace(db=db, settings=settings, store=None), question, uncovered) == set()
