@@ -235,9 +235,9 @@ class GenerationSettings(BaseModel):
         "drop needless primary-key self-joins and table aliases.",
     )
     reuse_approved: bool = Field(
-        False, description="Offer a user-approved example's SQL as the first candidate when the question is a "
-        "paraphrase of it (tools.reuse: literal guard, then one short model check). Off: on the learning set "
-        "the 1.5B model's check also said yes to 9 of 16 near misses (another company, figure or shape).",
+        True, description="Offer a user-approved example's SQL as the first candidate when the question is a "
+        "paraphrase of it (tools.reuse: literal, shape and entity guards, then one short model check). On the "
+        "learning set: paraphrases 24/24 after approval, near misses reused 2 of 16.",
     )
     reuse_min_score: float = Field(
         0.5, ge=0.0, le=1.0, description="Least cosine similarity of the approved example's question for reuse.",

@@ -65,8 +65,8 @@ def test_near_misses_stop_before_the_model_check(shop_settings: Settings) -> Non
         assert all("Approved question:" not in str(p[-1].content) for p in model.prompts)
 
 
-def test_reuse_is_off_by_default(shop_settings: Settings) -> None:
-    assert not shop_settings.generation.reuse_approved
+def test_reuse_is_on_by_default(shop_settings: Settings) -> None:
+    assert shop_settings.generation.reuse_approved
 
 
 def test_no_check_without_an_approved_similar_example_or_with_other_literals(shop_settings: Settings) -> None:
