@@ -27,7 +27,7 @@ def translate_question(deps: AgentDeps, question: str, usage: UsageLog) -> str |
     """``question`` in English when it is French and ``translate_questions`` is on, else None.
 
     Uses the planner's model (``max_tokens`` 150, temperature 0). Returns None, never raises, when the call
-    fails or gives back the same text.
+    fails, gives back the same text or turns the question into a statement (:func:`still_a_question`).
     """
     if not deps.settings.translate_questions or not is_french(question):
         return None
@@ -37,7 +37,19 @@ def translate_question(deps: AgentDeps, question: str, usage: UsageLog) -> str |
     except LLMError:
         return None
     english = keep_iso_dates(question, out.english.strip())
-    return english if english and english != question.strip() else None
+    if not english or english == question.strip() or not still_a_question(question, english):
+        return None
+    return english
+
+
+def still_a_question(question: str, english: str) -> bool:
+    """False when a question (ending in "?") came back as a statement: the model answered instead of translating.
+
+    "Où Tencent est-elle immatriculée ... ?" once came back as "Tencent is incorporated in Shenzhen, China, on
+    the Shanghai Stock Exchange ...": invented facts, which the answerability check then refused. The French
+    question is kept instead.
+    """
+    return not question.rstrip().endswith("?") or english.rstrip().endswith("?")
 
 
 _ISO = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")

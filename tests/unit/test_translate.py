@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.translate import keep_iso_dates
+from agent.translate import keep_iso_dates, still_a_question
 
 
 @pytest.mark.parametrize(("french", "english", "expected"), [
@@ -16,3 +16,10 @@ from agent.translate import keep_iso_dates
 ])
 def test_keep_iso_dates(french: str, english: str, expected: str) -> None:
     assert keep_iso_dates(french, english) == expected
+
+
+def test_a_question_that_comes_back_as_a_statement_is_not_used() -> None:
+    french = "Où Tencent est-elle immatriculée et dans quelle devise se négocie-t-elle ?"
+    assert not still_a_question(french, "Tencent is incorporated in Shenzhen and trades in Renminbi.")
+    assert still_a_question(french, "Where is Tencent incorporated, and in which currency does it trade?")
+    assert still_a_question("Cours de clôture moyen de SAP par mois en 2025", "Average closing price of SAP")
