@@ -15,17 +15,15 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import sys
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from database.connection import Database  # noqa: E402
 from database.dangling import prune_dangling_joins  # noqa: E402
 from eval.metrics import paired_bootstrap  # noqa: E402
-from scripts.replay_pruning import columns_of, score  # noqa: E402
+from scripts.replay_pruning import Databases, load_records, score  # noqa: E402
 from tools.literals import degenerate, drop_unasked_filters, fix_literals, named_in  # noqa: E402
 
 
@@ -48,20 +46,14 @@ def main() -> None:
     where.add_argument("--sqlite", help="one SQLite file for every record")
     parser.add_argument("records", nargs="+", help="evaluation record files (JSONL)")
     args = parser.parse_args()
-    rows: list[dict[str, Any]] = [json.loads(line) for f in args.records for line in Path(f).read_text().splitlines()
-                                  if line.strip()]
-    rows = [r for r in rows if r.get("gold_sql") and isinstance(r.get("candidates"), list)]
-    dbs: dict[str, tuple[Database, dict[str, set[str]]]] = {}
+    rows = [r for r in load_records(args.records) if isinstance(r.get("candidates"), list)]
+    dbs = Databases(args.sqlite, args.spider)
     before: list[int] = []
     after: list[int] = []
     changed: list[tuple[str, str, str | None, str]] = []
     outcome: dict[str, tuple[int, int]] = {}
     for row in rows:
-        path = args.sqlite or f"{args.spider}/database/{row['db_id']}/{row['db_id']}.sqlite"
-        if path not in dbs:
-            db = Database(f"sqlite:///{path}")
-            dbs[path] = (db, columns_of(db))
-        db, columns = dbs[path]
+        db, columns = dbs.of(row)
         final = row.get("pred_sql")
         for cand in row["candidates"]:
             sql = cand.get("sql")

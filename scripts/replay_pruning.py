@@ -50,6 +50,28 @@ def columns_of(db: Database) -> dict[str, set[str]]:
     return {t.lower(): {c["name"].lower() for c in inspector.get_columns(t)} for t in inspector.get_table_names()}
 
 
+def load_records(files: list[str]) -> list[dict[str, Any]]:
+    """Evaluation records with a gold query, from JSONL ``files`` in order."""
+    rows = [json.loads(line) for f in files for line in Path(f).read_text().splitlines() if line.strip()]
+    return [r for r in rows if r.get("gold_sql")]
+
+
+class Databases:
+    """The SQLite database of each record (one file, or Spider's ``database/<db_id>/<db_id>.sqlite``), opened once."""
+
+    def __init__(self, sqlite: str | None, spider: str | None) -> None:
+        self.sqlite, self.spider = sqlite, spider
+        self.open: dict[str, tuple[Database, dict[str, set[str]]]] = {}
+
+    def of(self, row: dict[str, Any]) -> tuple[Database, dict[str, set[str]]]:
+        """(database, lower-cased table -> columns) of ``row``."""
+        path = self.sqlite or f"{self.spider}/database/{row['db_id']}/{row['db_id']}.sqlite"
+        if path not in self.open:
+            db = Database(f"sqlite:///{path}")
+            self.open[path] = (db, columns_of(db))
+        return self.open[path]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     where = parser.add_mutually_exclusive_group(required=True)
@@ -61,17 +83,11 @@ def main() -> None:
                         "relax (an empty result without unread joins)")
     parser.add_argument("records", nargs="+", help="evaluation record files (JSONL)")
     args = parser.parse_args()
-    rows: list[dict[str, Any]] = [json.loads(line) for f in args.records for line in Path(f).read_text().splitlines()
-                                  if line.strip()]
-    rows = [r for r in rows if r.get("gold_sql")]
-    dbs: dict[str, tuple[Database, dict[str, set[str]]]] = {}
+    rows = load_records(args.records)
+    dbs = Databases(args.sqlite, args.spider)
     before, after, changed = [], [], []
     for row in rows:
-        path = args.sqlite or f"{args.spider}/database/{row['db_id']}/{row['db_id']}.sqlite"
-        if path not in dbs:
-            db = Database(f"sqlite:///{path}")
-            dbs[path] = (db, columns_of(db))
-        db, columns = dbs[path]
+        db, columns = dbs.of(row)
         sql = row.get("pred_sql")
         names = functools.partial(question_names_table, str(row["question"]))
         pruned = sql

@@ -12,6 +12,7 @@ import pytest
 from core.llm import LLMProvider, UsageLog
 from core.settings import CandidateSpec, Settings
 from database.connection import Database
+from tests.support.scripted_model import ScriptedChatModel
 from tests.unit.test_candidates import _by_strategy, _schema_ref, cand
 from tools.base import ToolCall, ToolContext
 from tools.generation import GenerateSQLTool
@@ -59,20 +60,24 @@ def test_nothing_is_changed_without_one_unambiguous_stored_spelling(companies: D
     assert fix_literals(companies, sql) is None
 
 
+def _cascade(settings: Settings, store: Any, sql: str, question: str,
+             **generation: object) -> tuple[list[dict[str, Any]], ScriptedChatModel]:
+    """The direct,qp cascade's candidates when every model reply is ``sql``, and the scripted model."""
+    settings = settings.model_copy(update={"generation": settings.generation.model_copy(
+        update={"candidates": CandidateSpec.parse_list("direct,qp"), "cascade": True, **generation})})
+    gen = _by_strategy({"repair": cand(sql), "qp": cand(sql)})
+    ctx = ToolContext(settings, Database.from_settings(settings), store,
+                      LLMProvider(settings, {"generator": gen}), UsageLog())
+    call = ToolCall(question, "#E2", "generate_sql", "", _schema_ref())
+    return GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx).value["candidates"], gen
+
+
 def test_an_empty_result_is_respelled_before_any_new_call(shop_settings: Settings, shop_store: Any) -> None:
     accented = "SELECT name FROM customers WHERE country = 'brazil'"
-    settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
-        update={"candidates": CandidateSpec.parse_list("direct,qp"), "cascade": True})})
-    gen = _by_strategy({"repair": cand(accented), "qp": cand(accented)})
-    ctx = ToolContext(settings, Database.from_settings(settings), shop_store,
-                      LLMProvider(settings, {"generator": gen}), UsageLog())
-    call = ToolCall("Names of the customers from Brazil", "#E2", "generate_sql", "", _schema_ref())
-    made = GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx).value["candidates"]
+    made, gen = _cascade(shop_settings, shop_store, accented, "Names of the customers from Brazil")
     assert [c["strategy"] for c in made] == ["direct", "literal"] and len(gen.prompts) == 1
     assert made[1]["sql"] == "SELECT name FROM customers WHERE country = 'Brazil'"
-    off = settings.model_copy(update={"generation": settings.generation.model_copy(update={"fix_literals": False})})
-    ctx = ToolContext(off, ctx.db, shop_store, LLMProvider(off, {"generator": gen}), UsageLog())
-    made = GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx).value["candidates"]
+    made, _ = _cascade(shop_settings, shop_store, accented, "Names of the customers from Brazil", fix_literals=False)
     assert "literal" not in [c["strategy"] for c in made]
 
 
@@ -83,13 +88,7 @@ def test_degenerate_results_are_empty_or_one_row_of_nulls_and_zeros() -> None:
 
 def test_a_null_total_is_respelled_and_replaces_the_first_candidate(shop_settings: Settings, shop_store: Any) -> None:
     total = "SELECT SUM(id) FROM customers WHERE country = 'SWEDEN'"
-    settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
-        update={"candidates": CandidateSpec.parse_list("direct,qp"), "cascade": True})})
-    gen = _by_strategy({"repair": cand(total), "qp": cand(total)})
-    ctx = ToolContext(settings, Database.from_settings(settings), shop_store,
-                      LLMProvider(settings, {"generator": gen}), UsageLog())
-    call = ToolCall("Sum of the ids of customers from Sweden", "#E2", "generate_sql", "", _schema_ref())
-    made = GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx).value["candidates"]
+    made, _ = _cascade(shop_settings, shop_store, total, "Sum of the ids of customers from Sweden")
     assert [(c["strategy"], bool(c["error"])) for c in made] == [("direct", True), ("literal", False)]
     assert made[1]["sql"] == "SELECT SUM(id) FROM customers WHERE country = 'Sweden'"
 
@@ -129,12 +128,6 @@ def test_unasked_filters_are_dropped_from_the_outer_where() -> None:
 
 def test_an_empty_result_drops_a_copied_filter_before_any_new_call(shop_settings: Settings, shop_store: Any) -> None:
     copied = "SELECT name FROM customers WHERE country = 'Brazil' AND name = 'Bo'"  # 'Bo' came from an example
-    settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
-        update={"candidates": CandidateSpec.parse_list("direct,qp"), "cascade": True})})
-    gen = _by_strategy({"repair": cand(copied), "qp": cand(copied)})
-    ctx = ToolContext(settings, Database.from_settings(settings), shop_store,
-                      LLMProvider(settings, {"generator": gen}), UsageLog())
-    call = ToolCall("Names of the customers from Brazil", "#E2", "generate_sql", "", _schema_ref())
-    made = GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx).value["candidates"]
+    made, gen = _cascade(shop_settings, shop_store, copied, "Names of the customers from Brazil")
     assert [c["strategy"] for c in made] == ["direct", "unasked"] and len(gen.prompts) == 1
     assert made[1]["sql"] == "SELECT name FROM customers WHERE country = 'Brazil'"
