@@ -4,8 +4,10 @@ A record says what a business word means *on this database*: a **metric** (a nam
 expression, the joins and filters it always needs, its unit), a **term** (a business word -> the tables,
 columns or values that carry it), a **rule** (how a phrase such as "latest", "this year" or "return over a
 month" is computed here), an **enum** (code -> meaning), a **synonym** (another name of a table, column or
-value) or a **view** (a named relation computed by SQL, read by the model like a table and expanded into a WITH
-clause before the query runs; :mod:`knowledge.views`). Typed records with lifelong updates follow RubikSQL; binding metrics to mandatory constraints follows
+value), a **view** (a named relation computed by SQL, read by the model like a table and expanded into a WITH
+clause before the query runs; :mod:`knowledge.views`) or a **presentation** convention (the columns every answer
+of a kind shows - the ticker and name of each listed stock, the date a "latest" price was picked from - added
+to the query without a model call; :mod:`tools.answer_shape`). Typed records with lifelong updates follow RubikSQL; binding metrics to mandatory constraints follows
 BAR-SQL. Every record carries its provenance (human, mined from the query workload, LLM-proposed) and a review
 status; only ``approved`` records reach prompts.
 """
@@ -19,11 +21,13 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 from knowledge.view_sql import IDENTIFIER, view_columns
 
-RecordType = Literal["metric", "term", "rule", "enum", "synonym", "view"]
+RecordType = Literal["metric", "term", "rule", "enum", "synonym", "view", "presentation"]
+Convention = Literal["identify", "picked_date"]
 Provenance = Literal["human", "mined", "llm"]
 Status = Literal["pending", "approved", "rejected"]
-TYPES: tuple[RecordType, ...] = ("view", "rule", "metric", "term", "enum", "synonym")
-"""Record types in the order definitions are rendered (views are also listed with the schema)."""
+TYPES: tuple[RecordType, ...] = ("view", "rule", "metric", "term", "enum", "synonym", "presentation")
+"""Record types in the order definitions are rendered (views are also listed with the schema; presentation
+records are applied to the SQL, never rendered)."""
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,79}$")
 
@@ -49,6 +53,8 @@ class KnowledgeRecord(BaseModel):
             ``value:TABLE.COLUMN``; see :mod:`knowledge.parameters`); without one the answer is a follow-up.
         readings: for an ambiguous word, the concrete meanings to offer (``by market cap in USD``); a question
             that uses the record and none of the readings' words gets a clarification with these choices.
+        convention: for a presentation record, ``identify`` (``columns`` name each listed entity of their one
+            table) or ``picked_date`` (``columns`` are dates shown whenever the query picks rows by them).
         provenance / status: where it came from; pending, approved or rejected (only approved reaches prompts).
         note: free text for reviewers (never shown to the model).
     """
@@ -66,6 +72,7 @@ class KnowledgeRecord(BaseModel):
     unit: str | None = None
     requires: list[str] = Field(default_factory=list)
     readings: list[str] = Field(default_factory=list)
+    convention: Convention | None = None
     provenance: Provenance = "human"
     status: Status = "pending"
     note: str | None = None
@@ -102,9 +109,20 @@ class KnowledgeRecord(BaseModel):
             raise ValueError(f"enum {self.id!r} needs values (code: meaning)")
         if self.type == "synonym" and not self.synonyms:
             raise ValueError(f"synonym {self.id!r} needs at least one synonym")
+        if self.type == "presentation":
+            self._check_presentation()
         if len(self.readings) == 1:
             raise ValueError(f"record {self.id!r}: an ambiguous word needs at least two readings")
         return self
+
+    def _check_presentation(self) -> None:
+        if self.convention is None:
+            raise ValueError(f"presentation {self.id!r} needs a convention: identify or picked_date")
+        pairs = [c.split(".") for c in self.columns]
+        if not pairs or any(len(p) != 2 or not all(IDENTIFIER.match(x) for x in p) for p in pairs):
+            raise ValueError(f"presentation {self.id!r} needs columns as TABLE.COLUMN")
+        if self.convention == "identify" and len({p[0].lower() for p in pairs}) != 1:
+            raise ValueError(f"presentation {self.id!r}: the identifying columns must all be of one table")
 
     @property
     def phrases(self) -> list[str]:
@@ -141,6 +159,10 @@ class KnowledgeBase(BaseModel):
     def views(self) -> list[KnowledgeRecord]:
         """The approved view records, in file order (shown with the schema; :mod:`knowledge.views`)."""
         return [r for r in self.approved() if r.type == "view"]
+
+    def presentations(self) -> list[KnowledgeRecord]:
+        """The approved presentation records, in file order (applied to the SQL by :mod:`tools.answer_shape`)."""
+        return [r for r in self.approved() if r.type == "presentation"]
 
     def get(self, record_id: str) -> KnowledgeRecord | None:
         """The record with ``record_id``, or None."""

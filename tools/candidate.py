@@ -24,9 +24,10 @@ from prompts import generator as prompt
 from prompts import verifier as repair_prompt
 from prompts.schema_prefix import schema_prefix
 from retrieval.hybrid import TableCatalog, load_catalog
+from tools.answer_shape import apply_conventions, conventions_of
 from tools.base import ToolContext
 from tools.coverage import question_names_table
-from tools.knowledge import approved_views
+from tools.knowledge import approved_presentations, approved_views
 from tools.probes import plan_probes, run_probes
 
 _FENCE = re.compile(r"^```(?:sql)?\s*|\s*```$", re.IGNORECASE)
@@ -119,7 +120,9 @@ def rewrite_sql(ctx: ToolContext, sql: str, question: str = "") -> str:
     re-pointed to the one table there that has it (:func:`database.qualify.fix_qualifiers`, ``fix_qualifiers``);
     with ``question``, inner joins to tables the SQL never reads and the question never names are dropped
     (:func:`database.dangling.prune_dangling_joins`, ``prune_joins``); needless aliases and primary-key
-    self-joins are removed, keeping the result (:func:`database.simplify.simplify_sql`, ``simplify_sql``).
+    self-joins are removed, keeping the result (:func:`database.simplify.simplify_sql`, ``simplify_sql``); the
+    knowledge file's answer conventions add the columns every answer shows (:mod:`tools.answer_shape`,
+    ``answer_conventions``).
     The first two need the index's column lists and are skipped without them. Never raises.
     """
     cfg = ctx.settings.generation
@@ -133,6 +136,10 @@ def rewrite_sql(ctx: ToolContext, sql: str, question: str = "") -> str:
                                                     lambda table: question_names_table(question, table)))
     if cfg.simplify_sql:
         steps.append(lambda s: simplify_sql(s, ctx.db.dialect, catalog.primary_keys() if catalog else None))
+    conventions = conventions_of(approved_presentations(ctx.settings))
+    if conventions:
+        steps.append(lambda s: apply_conventions(s, ctx.db.dialect, conventions,
+                                                 catalog.primary_keys() if catalog else None))
     for step in steps:
         new = step(sql)
         sql = new if new == sql or guard_sql(new, ctx.db.dialect).ok else sql

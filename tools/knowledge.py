@@ -23,7 +23,7 @@ def matcher_for(path: Path, kb: KnowledgeBase) -> KnowledgeMatcher:
     with _LOCK:
         cached = _MATCHERS.get(path)
         if cached is None or cached[0] is not kb:
-            cached = (kb, KnowledgeMatcher(kb.approved()))
+            cached = (kb, KnowledgeMatcher([r for r in kb.approved() if r.type != "presentation"]))
             _MATCHERS[path] = cached
         return cached[1]
 
@@ -39,6 +39,21 @@ def approved_views(settings: Settings) -> list[KnowledgeRecord]:
         return []
     try:
         return load_knowledge(path).views()
+    except KnowledgeFileError:
+        return []
+
+
+def approved_presentations(settings: Settings) -> list[KnowledgeRecord]:
+    """The approved presentation records of the configured knowledge file ([] when off, missing or invalid).
+
+    They shape every answer's columns (:mod:`tools.answer_shape`) and follow ``retrieval.use_knowledge`` and
+    ``generation.answer_conventions``.
+    """
+    path = settings.resolved_knowledge_path()
+    if not (settings.retrieval.use_knowledge and settings.generation.answer_conventions) or path is None:
+        return []
+    try:
+        return load_knowledge(path).presentations()
     except KnowledgeFileError:
         return []
 

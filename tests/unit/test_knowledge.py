@@ -17,7 +17,7 @@ from knowledge.lookup import (
     render_record,
     select_records,
 )
-from knowledge.records import KnowledgeBase, KnowledgeRecord
+from knowledge.records import TYPES, KnowledgeBase, KnowledgeRecord
 from retrieval.store import ChromaStore
 from tests.unit.test_agent import _ask, _prompt_text
 
@@ -107,7 +107,7 @@ def test_cited_names_the_records_the_sql_applies() -> None:
 
 def test_demo_knowledge_file_is_valid_and_large_enough() -> None:
     kb = load_knowledge(PROJECT_ROOT / "data" / "markets" / "markets.knowledge.yaml")
-    assert len(kb.approved()) >= 25 and {r.type for r in kb.records} == {"rule", "metric", "term", "enum", "synonym", "view"}
+    assert len(kb.approved()) >= 25 and {r.type for r in kb.records} == set(TYPES)
     chinook = load_knowledge(PROJECT_ROOT / "data" / "chinook" / "Chinook_Sqlite.knowledge.yaml")
     assert len(chinook.approved()) >= 10
 

@@ -1,0 +1,109 @@
+"""Answer conventions (presentation records) added to a candidate's SELECT list: tools.answer_shape."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from core.settings import Settings
+from knowledge.files import save_knowledge
+from knowledge.records import KnowledgeBase, KnowledgeRecord
+from retrieval.store import ChromaStore
+from tests.unit.test_agent import _ask
+from tools.answer_shape import Convention, apply_conventions, conventions_of
+
+NAMES = Convention("identify", (("customers", "id"), ("customers", "name")))
+DATES = Convention("picked_date", (("orders", "order_date"),))
+KEYS = {"customers": ["id"]}
+
+
+def shape(sql: str) -> str:
+    return apply_conventions(sql, "sqlite", [NAMES, DATES], KEYS)
+
+
+def rows(db: Path, sql: str) -> list[tuple[object, ...]]:
+    with sqlite3.connect(db) as con:
+        return con.execute(sql).fetchall()
+
+
+def test_a_list_of_several_entities_gets_their_identifying_columns(shop_db: Path) -> None:
+    sql = "SELECT c.country FROM customers c WHERE c.country = 'Brazil'"
+    new = shape(sql)
+    assert new == "SELECT c.id, c.name, c.country FROM customers AS c WHERE c.country = 'Brazil'"
+    assert rows(shop_db, new) == [(1, "Ana", "Brazil"), (3, "Caio", "Brazil")]
+    several = "SELECT amount FROM orders JOIN customers ON customers.id = orders.customer_id WHERE name IN ('Ana', 'Bo')"
+    assert shape(several).startswith("SELECT customers.id, customers.name, amount")
+    assert len(rows(shop_db, shape(several))) == len(rows(shop_db, several))
+
+
+def test_one_pinned_entity_aggregates_distinct_and_star_are_left_alone() -> None:
+    for sql in ["SELECT country FROM customers WHERE name = 'Ana'",
+                "SELECT country FROM customers WHERE id IN (2)",
+                "SELECT COUNT(*) FROM customers",
+                "SELECT country, COUNT(*) FROM customers GROUP BY country",
+                "SELECT DISTINCT country FROM customers",
+                "SELECT * FROM customers",
+                "SELECT id, name, country FROM customers",
+                "SELECT SUM(amount) FROM orders",
+                "not sql (("]:
+        assert shape(sql) == sql, sql
+
+
+def test_a_query_grouped_by_the_entity_key_gets_the_columns_in_select_and_group_by(shop_db: Path) -> None:
+    sql = ("SELECT SUM(o.amount) AS total FROM orders o JOIN customers c ON c.id = o.customer_id "
+           "GROUP BY c.id ORDER BY total DESC")
+    new = shape(sql)
+    assert new.startswith("SELECT c.id, c.name, SUM(o.amount) AS total") and "GROUP BY c.id, c.name ORDER" in new
+    assert rows(shop_db, new) == [(1, "Ana", 30.5), (2, "Bo", 7.25)]
+
+
+def test_a_value_picked_by_date_shows_the_date(shop_db: Path) -> None:
+    latest = "SELECT amount FROM orders WHERE order_date = (SELECT MAX(order_date) FROM orders)"
+    assert shape(latest) == ("SELECT order_date, amount FROM orders "
+                             "WHERE order_date = (SELECT MAX(order_date) FROM orders)")
+    assert rows(shop_db, shape(latest)) == [("2024-02-04", 7.25)]
+    last = "SELECT o.amount FROM orders o WHERE o.customer_id = 1 ORDER BY o.order_date DESC LIMIT 1"
+    assert shape(last).startswith("SELECT o.order_date, o.amount")
+    for sql in ["SELECT amount FROM orders WHERE order_date = '2024-01-02'",  # the question gave the date
+                "SELECT order_date, amount FROM orders ORDER BY order_date DESC LIMIT 1",
+                "SELECT amount FROM orders ORDER BY amount DESC LIMIT 1",
+                "SELECT MAX(amount) FROM orders WHERE order_date = (SELECT MAX(order_date) FROM orders)"]:
+        assert shape(sql) == sql, sql
+
+
+def test_presentation_records_validate_and_convert() -> None:
+    record = KnowledgeRecord(id="who", type="presentation", convention="identify", name="customer identity",
+                             definition="Listed customers show id and name.",
+                             columns=["customers.id", "customers.name"], status="approved")
+    assert conventions_of([record]) == [NAMES]
+    with pytest.raises(ValidationError, match="needs a convention"):
+        KnowledgeRecord(id="x", type="presentation", name="x", definition="x", columns=["customers.id"])
+    with pytest.raises(ValidationError, match="one table"):
+        KnowledgeRecord(id="x", type="presentation", convention="identify", name="x", definition="x",
+                        columns=["customers.id", "orders.id"])
+    with pytest.raises(ValidationError, match="TABLE.COLUMN"):
+        KnowledgeRecord(id="x", type="presentation", convention="picked_date", name="x", definition="x",
+                        columns=["order_date"])
+
+
+def test_the_agent_applies_approved_conventions_and_never_prompts_them(
+        shop_settings: Settings, shop_store: ChromaStore) -> None:
+    path = shop_settings.resolved_knowledge_path()
+    assert path is not None
+    record = KnowledgeRecord(id="who", type="presentation", convention="identify", name="customer",
+                             definition="Listed customers show their name.", columns=["customers.name"],
+                             status="approved")
+    save_knowledge(path, KnowledgeBase(records=[record]))
+    question = "Which customers are from Brazil? Give me the customer"
+    out, models = _ask(shop_settings, shop_store, question, planner={},
+                       sql={"sql": "SELECT id FROM customers WHERE country = 'Brazil'"})
+    assert out.sql == "SELECT name, id FROM customers WHERE country = 'Brazil'"
+    assert out.rows == [["Ana", 1], ["Caio", 3]]
+    assert "Listed customers" not in "\n".join(str(m.content) for m in models["generator"].prompts[0])
+    off = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
+        update={"answer_conventions": False})})
+    out, _ = _ask(off, shop_store, question, planner={}, sql={"sql": "SELECT id FROM customers WHERE country = 'Brazil'"})
+    assert out.sql == "SELECT id FROM customers WHERE country = 'Brazil'"
