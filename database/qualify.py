@@ -1,7 +1,8 @@
 """Column-qualifier correction: ``TV_series.series_name`` when only ``TV_Channel`` of the query has that column.
 
 Small models often qualify a column with the wrong table of their own FROM clause - the column exists, just not
-in the table they named ("no such column: Cartoon.Country" with ``TV_Channel.Country`` right there). The
+in the table they named ("no such column: Cartoon.Country" with ``TV_Channel.Country`` right there) - or with
+a table's name after giving it an alias (``EQ_PX_D.PX_LST`` with ``FROM EQ_PX_D p``: "no such column" in SQLite). The
 database error is certain, and the fix is unique when exactly one other table of the same SELECT has the
 column, so it is made deterministically instead of spending a model repair (on the 2-core machine ~10 s, and the
 1.5B model often writes the same query back).
@@ -55,7 +56,12 @@ def _fix_select(select: exp.Select, columns: Columns) -> bool:
         if column.find_ancestor(exp.Select) is not select or isinstance(column.this, exp.Star):
             continue
         qualifier, name = column.table.lower(), column.name.lower()
-        if not qualifier or qualifier not in refs or name in columns[refs[qualifier]]:
+        if qualifier and qualifier not in refs:
+            aliased = [r for r, t in refs.items() if t == qualifier]
+            if len(aliased) == 1 and name in columns[qualifier] and not _outer_refers(select, qualifier):
+                fixes.append((column, aliased[0]))  # the table's name although the query aliased it
+            continue
+        if not qualifier or name in columns[refs[qualifier]]:
             continue
         owners = [r for r, t in refs.items() if name in columns[t]]
         if len(owners) != 1:
@@ -71,6 +77,16 @@ def _fix_select(select: exp.Select, columns: Columns) -> bool:
                 and any(eq.left is c or eq.right is c for c, _ in fixes)):
             raise ValueError("a fix would join a table with itself")
     return True
+
+
+def _outer_refers(select: exp.Select, qualifier: str) -> bool:
+    """Does a SELECT enclosing ``select`` have a source called ``qualifier`` (a correlated reference)?"""
+    outer = select.parent.find_ancestor(exp.Select) if select.parent is not None else None
+    while outer is not None:
+        if qualifier in _table_refs(outer):
+            return True
+        outer = outer.parent.find_ancestor(exp.Select) if outer.parent is not None else None
+    return False
 
 
 def _table_refs(select: exp.Select) -> dict[str, str]:
