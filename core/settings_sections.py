@@ -250,6 +250,10 @@ class GenerationSettings(BaseModel):
         True, description="When a candidate's result is empty, respell its filter literals as the column stores "
         "them when exactly one stored value matches up to accents, case, spaces and punctuation (tools.literals).",
     )
+    as_of_dates: bool = Field(
+        True, description="When a candidate's result is empty, read its filters on a date with no row (a weekend, a "
+        "holiday) as of the last day on or before it, within 10 days, per series (database.as_of).",
+    )
     drop_unasked_filters: bool = Field(
         True, description="When a candidate's result is empty, drop its outer filters on values the question does "
         "not name (a filter copied from a few-shot example, such as an exchange code) before a new model call "

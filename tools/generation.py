@@ -17,12 +17,14 @@ from pydantic import BaseModel, Field
 
 from core.llm_retry import fallback_allowed
 from core.settings import CandidateSpec
+from database.as_of import as_of_dates
 from database.guard import guard_sql
 from knowledge.views import contract_views
 from prompts import generator as prompt
+from retrieval.hybrid import load_catalog
 from retrieval.values import ValueMatch
 from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently
-from tools.candidate import Candidate, relax_joins, system_prompt, write_candidate, write_repair
+from tools.candidate import Candidate, relax_joins, rewrite_sql, system_prompt, write_candidate, write_repair
 from tools.examples import on_topic, render_examples
 from tools.knowledge import approved_views
 from tools.literals import degenerate, drop_unasked_filters, fix_literals, named_in
@@ -79,6 +81,7 @@ def _rescue_empty(ctx: ToolContext, cand: Candidate, args: GenerateSQLArgs, *,
 
     In order: its filter literals in the stored spelling (:func:`tools.literals.fix_literals`,
     ``generation.fix_literals``; also for a degenerate result, one row of NULL/0 such as a SUM over nothing);
+    its date filters read "as of" the date (:func:`database.as_of.as_of_dates`, ``generation.as_of_dates``);
     unless ``only_literals``, without inner joins to tables it never reads (:func:`tools.candidate.relax_joins`)
     and without filters on values the question does not name (:func:`tools.literals.drop_unasked_filters`,
     ``generation.drop_unasked_filters``). None when none applies.
@@ -88,6 +91,8 @@ def _rescue_empty(ctx: ToolContext, cand: Candidate, args: GenerateSQLArgs, *,
     fixes: list[tuple[Callable[[], str | None], str, str]] = [
         (lambda: fix_literals(ctx.db, sql) if gen.fix_literals else None, "literal",
          "its filter values were not spelled as stored: respelled"),
+        (lambda: as_of_dates(sql, ctx.db.dialect, _primary_keys(ctx)) if gen.as_of_dates else None, "as_of",
+         "no row on its date: read as of the last day on or before it"),
         (lambda: None if only_literals else relax_joins(ctx, sql), "relaxed",
          "the joins to tables it does not read removed every row: dropped"),
         (lambda: drop_unasked_filters(sql, ctx.db.dialect, named) if gen.drop_unasked_filters and not only_literals
@@ -95,10 +100,17 @@ def _rescue_empty(ctx: ToolContext, cand: Candidate, args: GenerateSQLArgs, *,
     ]
     for make, strategy, reasoning in fixes:
         fixed = make()
+        fixed = rewrite_sql(ctx, fixed) if fixed else fixed  # the same rewrites as a fresh candidate's
         if fixed and (again := ctx.db.run_query(fixed)).ok and not degenerate(again.rows):
             return Candidate(index=cand.index, strategy=strategy, temperature=cand.temperature, sql=fixed,
                              reasoning=reasoning, value_hints=cand.value_hints)
     return None
+
+
+def _primary_keys(ctx: ToolContext) -> dict[str, list[str]]:
+    """Lower-cased table -> primary-key columns from the index ({} without one)."""
+    catalog = load_catalog(ctx.store, ctx.db.key) if ctx.store is not None else None
+    return catalog.primary_keys() if catalog is not None else {}
 
 
 class GenerateSQLTool(Tool[GenerateSQLArgs]):

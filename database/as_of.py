@@ -1,0 +1,97 @@
+"""As-of dates: a filter on a day with no rows becomes "the last day on or before it" (weekends, holidays).
+
+"Microsoft's close on June 30, 2024" is a Sunday: ``TRD_DT = '2024-06-30'`` returns nothing, while an analyst
+means the last close on or before that day (the "as of" reading of time-series data; a price, rate or level is
+carried forward to days without a row). :func:`as_of_dates` rewrites each outer equality of a date column with
+an ISO date literal into
+
+    col = (SELECT MAX(x.col) FROM table AS x WHERE x.col <= 'date' AND x.k = ref.k ...)
+
+(within :data:`CARRY_FORWARD_DAYS` days before it), where ``k`` are the other primary-key columns of the table (the series the row belongs to: ``EQ_ID`` for daily
+prices, the currency pair for FX rates); without a primary key that contains the date column the latest day on
+or before the date over the whole table is used. Used only on a candidate whose result came back empty, before
+any new model call; the answer then shows the date it was picked from (the ``picked_date`` answer convention).
+Never raises.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping, Sequence
+
+import sqlglot
+from sqlglot import exp
+
+ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+CARRY_FORWARD_DAYS = 10
+"""How far back a value is carried forward: a date after a longer gap (or after the data ends) stays empty."""
+
+
+def as_of_dates(sql: str, dialect: str, primary_keys: Mapping[str, Sequence[str]] | None = None) -> str | None:
+    """``sql`` with its outer ``date_column = 'YYYY-MM-DD'`` filters read "as of" that date; None when it has none.
+
+    Args:
+        sql: one read-only query (already guarded).
+        dialect: sqlglot dialect name.
+        primary_keys: lower-cased table name -> its primary-key columns (the series keys of a dated table).
+    """
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError):
+        return None
+    if not isinstance(tree, exp.Select) or tree.args.get("where") is None:
+        return None
+    sources = _sources(tree)
+    keys = {t.lower(): list(cols) for t, cols in (primary_keys or {}).items()}
+    changed = False
+    for eq in list(tree.args["where"].find_all(exp.EQ)):
+        if eq.find_ancestor(exp.Select) is not tree:
+            continue
+        column, literal = eq.this, eq.expression
+        if isinstance(literal, exp.Column):
+            column, literal = literal, column
+        if not (isinstance(column, exp.Column) and isinstance(literal, exp.Literal) and literal.is_string
+                and ISO_DATE.match(literal.this)):
+            continue
+        try:
+            dt.date.fromisoformat(literal.this)
+        except ValueError:
+            continue
+        source = _source_of(column, sources)
+        if source is None:
+            continue
+        eq.set("expression", _last_on_or_before(column, source, literal.this, keys.get(source.name.lower(), [])))
+        eq.set("this", column.copy())
+        changed = True
+    return tree.sql(dialect=dialect) if changed else None
+
+
+def _sources(select: exp.Select) -> list[exp.Table]:
+    from_ = select.args.get("from_") or select.args.get("from")
+    found = [from_.this] if from_ is not None else []
+    found += [j.this for j in select.args.get("joins") or []]
+    return [t for t in found if isinstance(t, exp.Table)]
+
+
+def _source_of(column: exp.Column, sources: list[exp.Table]) -> exp.Table | None:
+    """The table ``column`` reads: by its qualifier, or the only table when it has none."""
+    if column.table:
+        return next((t for t in sources if t.alias_or_name.lower() == column.table.lower()), None)
+    return sources[0] if len(sources) == 1 else None
+
+
+def _last_on_or_before(column: exp.Column, source: exp.Table, day: str, key: list[str]) -> exp.Subquery:
+    """``(SELECT MAX(x.col) FROM table AS x WHERE x.col <= 'day' AND x.col > 'day - 10' [AND x.k = ref.k ...])``."""
+    name = column.name
+    inner = "as_of"
+    earliest = (dt.date.fromisoformat(day) - dt.timedelta(days=CARRY_FORWARD_DAYS)).isoformat()
+    conditions: list[exp.Expression] = [
+        exp.LTE(this=exp.column(name, table=inner), expression=exp.Literal.string(day)),
+        exp.GT(this=exp.column(name, table=inner), expression=exp.Literal.string(earliest))]
+    ref = source.alias_or_name
+    conditions += [exp.EQ(this=exp.column(k, table=inner), expression=exp.column(k, table=ref))
+                   for k in key if k.lower() != name.lower()]
+    table = exp.Table(this=source.this.copy(), db=source.args.get("db"), alias=exp.TableAlias(this=exp.to_identifier(inner)))
+    query = exp.select(exp.Max(this=exp.column(name, table=inner))).from_(table).where(exp.and_(*conditions))
+    return query.subquery()
