@@ -259,6 +259,10 @@ class GenerationSettings(BaseModel):
         "not name (a filter copied from a few-shot example, such as an exchange code) before a new model call "
         "(tools.literals).",
     )
+    lift_window_filters: bool = Field(
+        True, description="Apply a candidate's date conditions after its look-back windows (LAG, n-day moving "
+        "averages) instead of before, so the window sees the history (database.window_scope).",
+    )
     answer_conventions: bool = Field(
         True, description="Add the columns the knowledge file's approved presentation records ask for to each "
         "candidate's SELECT list (tools.answer_shape): each listed stock's identifying columns, the date a "

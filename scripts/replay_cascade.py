@@ -9,7 +9,8 @@ For each record, the recorded candidates are walked in order as the cascade runs
 ends it; an empty one is first offered to the rescues this commit has (respelled literals, unread joins
 dropped, filters on unasked values dropped, dates read as of the last day on or before; value matches are not recorded, so only the question names a
 value here). When a rescue returns rows the cascade would have stopped there, without the later model calls.
-With ``--knowledge`` the approved answer conventions then shape the final SQL
+The final SQL's date filters then move after its look-back windows (:mod:`database.window_scope`);
+with ``--knowledge`` the approved answer conventions shape it
 (:mod:`tools.answer_shape`). Prints strict EX before/after with the paired difference and every changed question. Needs no model; the
 later candidates are the recorded ones, so this is exact for every question up to the first rescue.
 """
@@ -26,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from database.as_of import as_of_dates  # noqa: E402
 from database.connection import Database  # noqa: E402
 from database.dangling import prune_dangling_joins  # noqa: E402
+from database.window_scope import lift_window_filters  # noqa: E402
 from eval.metrics import paired_bootstrap  # noqa: E402
 from knowledge.files import load_knowledge  # noqa: E402
 from scripts.replay_pruning import Databases, load_records, score  # noqa: E402
@@ -85,6 +87,9 @@ def main() -> None:
                 changed.append((row["qid"], found[0], final, found[1]))
                 final = found[1]
                 break
+        if final and (lifted := lift_window_filters(final, db.dialect)):
+            changed.append((row["qid"], "window", final, lifted))
+            final = lifted
         if final and conventions:
             shaped = apply_conventions(final, db.dialect, conventions, primary_keys(db))
             if shaped != final:

@@ -19,6 +19,7 @@ from database.dangling import prune_dangling_joins
 from database.guard import guard_sql
 from database.qualify import fix_qualifiers
 from database.simplify import simplify_sql
+from database.window_scope import lift_window_filters
 from knowledge.views import expand_views
 from prompts import generator as prompt
 from prompts import verifier as repair_prompt
@@ -120,7 +121,9 @@ def rewrite_sql(ctx: ToolContext, sql: str, question: str = "") -> str:
     re-pointed to the one table there that has it (:func:`database.qualify.fix_qualifiers`, ``fix_qualifiers``);
     with ``question``, inner joins to tables the SQL never reads and the question never names are dropped
     (:func:`database.dangling.prune_dangling_joins`, ``prune_joins``); needless aliases and primary-key
-    self-joins are removed, keeping the result (:func:`database.simplify.simplify_sql`, ``simplify_sql``); the
+    self-joins are removed, keeping the result (:func:`database.simplify.simplify_sql`, ``simplify_sql``); date
+    filters move after look-back windows (:func:`database.window_scope.lift_window_filters`,
+    ``lift_window_filters``); the
     knowledge file's answer conventions add the columns every answer shows (:mod:`tools.answer_shape`,
     ``answer_conventions``).
     The first two need the index's column lists and are skipped without them. Never raises.
@@ -136,6 +139,8 @@ def rewrite_sql(ctx: ToolContext, sql: str, question: str = "") -> str:
                                                     lambda table: question_names_table(question, table)))
     if cfg.simplify_sql:
         steps.append(lambda s: simplify_sql(s, ctx.db.dialect, catalog.primary_keys() if catalog else None))
+    if cfg.lift_window_filters:
+        steps.append(lambda s: lift_window_filters(s, ctx.db.dialect) or s)
     conventions = conventions_of(approved_presentations(ctx.settings))
     if conventions:
         steps.append(lambda s: apply_conventions(s, ctx.db.dialect, conventions,
