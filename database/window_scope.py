@@ -16,6 +16,8 @@ where the period starts, so its filter stays. Never raises; None when nothing ap
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlglot
 from sqlglot import exp
 
@@ -39,7 +41,7 @@ def lift_window_filters(sql: str, dialect: str) -> str | None:
     if not ordering or any(not n for n in names) or len({n.lower() for n in names}) != len(names):
         return None
     condition = tree.args["where"].this
-    conjuncts: list[exp.Expression] = list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
+    conjuncts: list[Any] = list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
     lifted = [c for c in conjuncts if _only_on(c, ordering)]
     kept = [c for c in conjuncts if not _only_on(c, ordering)]
     if not lifted:
