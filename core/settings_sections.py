@@ -140,6 +140,11 @@ class RetrievalSettings(BaseModel):
     use_knowledge: bool = Field(
         True, description="Show the approved business definitions (knowledge file) a question uses to the generator."
     )
+    period_hints: bool = Field(
+        True, description="With a knowledge file, also resolve the question's time expressions ('October 2025', "
+        "'first half of 2025', 'Q3 2024') to ISO date ranges and show them with the definitions "
+        "(knowledge.periods).",
+    )
     sensitive_patterns: list[str] = Field(
         default_factory=lambda: [
             r"e_?mail",

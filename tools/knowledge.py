@@ -11,6 +11,7 @@ from core.settings import Settings
 from database.transpile import transpile_sql
 from knowledge.files import KnowledgeFileError, load_knowledge
 from knowledge.lookup import KnowledgeMatcher, definitions_block, select_records
+from knowledge.periods import periods_block
 from knowledge.records import KnowledgeBase, KnowledgeRecord
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
 
@@ -65,7 +66,8 @@ class LookupKnowledgeArgs(BaseModel):
 
 
 class LookupKnowledgeTool(Tool[LookupKnowledgeArgs]):
-    """Returns ``kind="knowledge"``: the definitions block as ``text`` ('' when nothing matched).
+    """Returns ``kind="knowledge"``: the definitions block and the question's resolved time expressions
+    (:mod:`knowledge.periods`, ``retrieval.period_hints``) as ``text`` ('' when nothing matched).
 
     ``value`` has ``records`` (the shown records as dicts), ``matches`` (``[record id, phrase, exact]``) and
     ``file``.
@@ -98,8 +100,9 @@ class LookupKnowledgeTool(Tool[LookupKnowledgeArgs]):
         if kb.dialect and kb.dialect != ctx.db.dialect:  # written for another engine: shown in this one's SQL
             records = [r.model_copy(update={"sql": transpile_sql(r.sql, kb.dialect, ctx.db.dialect)})
                        if r.sql and r.type != "view" else r for r in records]
+        periods = periods_block(args.question) if ctx.settings.retrieval.period_hints else ""
         return ToolResult(
-            ok=True, kind="knowledge", text=definitions_block(records),
+            ok=True, kind="knowledge", text=definitions_block(records) + periods,
             value={"records": [r.model_dump(exclude_defaults=True) for r in records],
                    "matches": [[m.record_id, m.phrase, m.exact] for m in matches], "file": str(path)},
         )
