@@ -44,8 +44,10 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 
 @dataclass(frozen=True)
 class Period:
-    """One time expression of a question: its text, first and last day (inclusive, ISO), and whether it runs
-    to the latest date in the data (year-to-date).
+    """One time expression of a question.
+
+    Attributes: ``text`` as written, ``start`` and ``end`` (ISO, inclusive), ``to_latest`` (year-to-date: it
+    runs to the latest date in the data).
     """
 
     text: str
@@ -63,8 +65,9 @@ class Period:
 
 
 def resolve_periods(question: str) -> list[Period]:
-    """The time expressions of ``question`` in order of appearance; a span already covered by a longer one is
-    skipped (the year of "October 2025" is not listed again).
+    """The time expressions of ``question`` in order of appearance.
+
+    A span already covered by a longer one is skipped (the year of "October 2025" is not listed again).
     """
     found: list[tuple[int, int, Period | None]] = []  # None: an impossible date ("February 30, 2024")
     for kind, pattern in PATTERNS:

@@ -66,8 +66,9 @@ class LookupKnowledgeArgs(BaseModel):
 
 
 class LookupKnowledgeTool(Tool[LookupKnowledgeArgs]):
-    """Returns ``kind="knowledge"``: the definitions block and the question's resolved time expressions
-    (:mod:`knowledge.periods`, ``retrieval.period_hints``) as ``text`` ('' when nothing matched).
+    """Returns ``kind="knowledge"``: definitions and resolved time expressions as ``text`` ('' if none).
+
+    The time expressions come from :mod:`knowledge.periods` (``retrieval.period_hints``).
 
     ``value`` has ``records`` (the shown records as dicts), ``matches`` (``[record id, phrase, exact]``) and
     ``file``.
