@@ -264,6 +264,10 @@ class GenerationSettings(BaseModel):
         "not name (a filter copied from a few-shot example, such as an exchange code) before a new model call "
         "(tools.literals).",
     )
+    add_missing_joins: bool = Field(
+        True, description="Join a table the candidate qualifies columns with but never joined, when exactly one of "
+        "its tables has exactly one foreign key to it (database.missing_join).",
+    )
     lift_window_filters: bool = Field(
         True, description="Apply a candidate's date conditions after its look-back windows (LAG, n-day moving "
         "averages) instead of before, so the window sees the history (database.window_scope).",

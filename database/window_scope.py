@@ -80,13 +80,16 @@ def _rebuild(tree: exp.Select, lifted: list[exp.Expression], kept: list[exp.Expr
             extra.append(column.copy())
             shown.add(column.name.lower())
     inner.set("expressions", list(inner.expressions) + extra)
-    outer = exp.select(*[exp.column(n, table="w") for n in names]).from_(inner.subquery("w"))
-    outer = outer.where(exp.and_(*[_requalify(c) for c in lifted]))
+    used = {t.alias_or_name.lower() for t in tree.find_all(exp.Table)} | {
+        s.alias_or_name.lower() for s in tree.find_all(exp.Subquery) if s.alias_or_name}
+    alias = next(a for a in ("w", *(f"w{i}" for i in range(1, 100))) if a not in used)
+    outer = exp.select(*[exp.column(n, table=alias) for n in names]).from_(inner.subquery(alias))
+    outer = outer.where(exp.and_(*[_requalify(c, alias) for c in lifted]))
     if order is not None:
         for item in order.expressions:
             if not (isinstance(item.this, exp.Column) and item.this.name.lower() in shown):
                 return None
-        outer.set("order", _requalify(order))
+        outer.set("order", _requalify(order, alias))
     if limit is not None:
         outer.set("limit", limit)
     if offset is not None:
@@ -94,9 +97,9 @@ def _rebuild(tree: exp.Select, lifted: list[exp.Expression], kept: list[exp.Expr
     return outer.sql(dialect=dialect)
 
 
-def _requalify(node: exp.Expression) -> exp.Expression:
-    """A copy of ``node`` whose columns read the derived table ``w``."""
+def _requalify(node: exp.Expression, alias: str) -> exp.Expression:
+    """A copy of ``node`` whose columns read the derived table ``alias``."""
     copy = node.copy()
     for column in copy.find_all(exp.Column):
-        column.set("table", exp.to_identifier("w"))
+        column.set("table", exp.to_identifier(alias))
     return copy

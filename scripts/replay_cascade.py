@@ -6,7 +6,7 @@
         --knowledge data/markets/markets.knowledge.yaml RECORDS.jsonl
 
 For each record, the recorded candidates are walked in order as the cascade runs them: the first with rows
-ends it; an empty one is first offered to the rescues this commit has (respelled literals, unread joins
+ends it (a failing one first gets its missing joins, :mod:`database.missing_join`); an empty one is first offered to the rescues this commit has (respelled literals, unread joins
 dropped, filters on unasked values dropped, dates read as of the last day on or before; value matches are not recorded, so only the question names a
 value here). When a rescue returns rows the cascade would have stopped there, without the later model calls.
 The final SQL's date filters then move after its look-back windows (:mod:`database.window_scope`);
@@ -27,6 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from database.as_of import as_of_dates  # noqa: E402
 from database.connection import Database  # noqa: E402
 from database.dangling import prune_dangling_joins  # noqa: E402
+from database.joins import JoinGraph, join_graph  # noqa: E402
+from database.missing_join import add_missing_joins  # noqa: E402
 from database.window_scope import lift_window_filters  # noqa: E402
 from eval.metrics import paired_bootstrap  # noqa: E402
 from knowledge.files import load_knowledge  # noqa: E402
@@ -42,6 +44,16 @@ def primary_keys(db: Database) -> dict[str, list[str]]:
     inspector = inspect(db.engine)
     return {t.lower(): list(inspector.get_pk_constraint(t).get("constrained_columns") or [])
             for t in inspector.get_table_names()}
+
+
+def graph_of(db: Database) -> JoinGraph:
+    """The foreign-key join graph of ``db``, from SQLAlchemy's inspector."""
+    from sqlalchemy import inspect
+
+    inspector = inspect(db.engine)
+    return join_graph({t: [(",".join(fk["constrained_columns"]),
+                            f"{fk['referred_table']}.{','.join(fk['referred_columns'])}")
+                           for fk in inspector.get_foreign_keys(t)] for t in inspector.get_table_names()})
 
 
 def rescue(db: Database, columns: dict[str, set[str]], question: str, sql: str) -> tuple[str, str] | None:
@@ -78,9 +90,14 @@ def main() -> None:
         final = row.get("pred_sql")
         for cand in row["candidates"]:
             sql = cand.get("sql")
-            if not sql or cand.get("strategy") in ("relaxed", "literal", "unasked"):
+            if not sql or cand.get("strategy") in ("relaxed", "literal", "unasked", "as_of"):
                 continue
             res = db.run_query(sql, row_cap=10)
+            joined = None if res.ok else add_missing_joins(sql, db.dialect, graph_of(db))
+            if joined and (again := db.run_query(joined, row_cap=10)).ok and again.rows:
+                changed.append((row["qid"], "joined", final, joined))
+                final = joined
+                break
             if res.ok and res.rows:
                 break
             if res.ok and (found := rescue(db, columns, str(row["question"]), sql)) and found[1] != final:

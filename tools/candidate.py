@@ -17,6 +17,7 @@ from core.llm import LLMError, chat, invoke_structured
 from core.settings import CandidateSpec
 from database.dangling import prune_dangling_joins
 from database.guard import guard_sql
+from database.missing_join import add_missing_joins
 from database.qualify import fix_qualifiers
 from database.simplify import simplify_sql
 from database.window_scope import lift_window_filters
@@ -119,6 +120,8 @@ def rewrite_sql(ctx: ToolContext, sql: str, question: str = "") -> str:
 
     In order, each behind its ``generation`` setting: a column qualified with the wrong table of its SELECT is
     re-pointed to the one table there that has it (:func:`database.qualify.fix_qualifiers`, ``fix_qualifiers``);
+    a table qualified but never joined is joined along its one foreign key
+    (:func:`database.missing_join.add_missing_joins`, ``add_missing_joins``);
     with ``question``, inner joins to tables the SQL never reads and the question never names are dropped
     (:func:`database.dangling.prune_dangling_joins`, ``prune_joins``); needless aliases and primary-key
     self-joins are removed, keeping the result (:func:`database.simplify.simplify_sql`, ``simplify_sql``); date
@@ -134,6 +137,8 @@ def rewrite_sql(ctx: ToolContext, sql: str, question: str = "") -> str:
     steps: list[Callable[[str], str]] = []
     if columns and cfg.fix_qualifiers:
         steps.append(lambda s: fix_qualifiers(s, ctx.db.dialect, columns))
+    if catalog is not None and cfg.add_missing_joins:
+        steps.append(lambda s: add_missing_joins(s, ctx.db.dialect, catalog.graph) or s)
     if columns and question and cfg.prune_joins:
         steps.append(lambda s: prune_dangling_joins(s, ctx.db.dialect, columns,
                                                     lambda table: question_names_table(question, table)))

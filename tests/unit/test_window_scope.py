@@ -51,3 +51,10 @@ def test_a_daily_return_keeps_its_first_day_and_the_order_and_limit(px: sqlite3.
 ])
 def test_nothing_else_is_rewritten(sql: str) -> None:
     assert lift_window_filters(sql, "sqlite") is None
+
+
+def test_the_derived_table_gets_an_alias_the_query_does_not_use(px: sqlite3.Connection) -> None:
+    sql = "SELECT w.day, LAG(w.close) OVER (ORDER BY w.day) AS prev FROM px AS w WHERE w.eq = 1 AND w.day = '2024-01-02'"
+    lifted = lift_window_filters(sql, "sqlite")
+    assert lifted is not None and ") AS w1 WHERE w1.day = '2024-01-02'" in lifted
+    assert px.execute(lifted).fetchall() == [("2024-01-02", 10.0)]

@@ -1,0 +1,98 @@
+"""Missing joins: a column qualified with a table the query never joined, added along its one foreign key.
+
+``SELECT .. FROM EQ_PX_D WHERE EQ_MSTR.TICKER = 'MSFT'`` fails with "no such column: EQ_MSTR.TICKER": the small
+model knew which table holds the ticker and forgot the join. When the named table is a real table and exactly
+one table of the same SELECT has exactly one foreign key to it, the join is certain and :func:`add_missing_joins`
+adds it (``JOIN EQ_MSTR ON EQ_MSTR.EQ_ID = EQ_PX_D.EQ_ID``) instead of spending a model repair. A qualifier that
+an enclosing SELECT defines (a correlated reference), an alias, or a table with no or several join candidates is
+left to the database error and the repair. Never raises.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+
+from database.joins import JoinGraph
+
+
+def add_missing_joins(sql: str, dialect: str, graph: JoinGraph) -> str | None:
+    """``sql`` with an inner join for each table it qualifies columns with but never joined; None if none."""
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError):
+        return None
+    changed = False
+    for select in list(tree.find_all(exp.Select)):
+        changed = _join_missing(select, graph) or changed
+    return tree.sql(dialect=dialect) if changed else None
+
+
+def _refs(select: exp.Select) -> dict[str, str] | None:
+    """Lower-cased alias-or-name -> table name of the plain tables of ``select``; None with a derived source."""
+    from_ = select.args.get("from_") or select.args.get("from")
+    sources = ([from_.this] if from_ is not None else []) + [j.this for j in select.args.get("joins") or []]
+    refs: dict[str, str] = {}
+    for source in sources:
+        if isinstance(source, exp.Table) and source.name:
+            refs[source.alias_or_name.lower()] = source.name
+        else:
+            refs[source.alias_or_name.lower()] = ""
+    return refs
+
+
+def _defined_outside(select: exp.Select, name: str) -> bool:
+    """Does an enclosing SELECT, or a CTE of ``select`` or of an enclosing query, define ``name``?"""
+    node: Any = select
+    while node is not None:
+        if isinstance(node, exp.Select) and node is not select and name in (_refs(node) or {}):
+            return True
+        with_ = node.args.get("with_") or node.args.get("with")
+        if isinstance(with_, exp.With) and any(c.alias_or_name.lower() == name for c in with_.expressions):
+            return True
+        node = node.parent
+    return False
+
+
+def _join_missing(select: exp.Select, graph: JoinGraph) -> bool:
+    refs = _refs(select)
+    if not refs:
+        return False
+    missing = {c.table for c in select.find_all(exp.Column)
+               if c.table and c.find_ancestor(exp.Select) is select and c.table.lower() not in refs}
+    added = False
+    for qualifier in sorted(missing):
+        table = graph.canonical(qualifier)
+        if table is None or _defined_outside(select, qualifier.lower()):
+            continue
+        options = [(alias, cond) for alias, name in refs.items() if name
+                   for cond in [graph.conditions(graph.canonical(name) or name, table)] if len(cond) == 1]
+        if len(options) != 1:
+            continue
+        alias, (condition,) = options[0]
+        source_name = graph.canonical(refs[alias]) or refs[alias]
+        on = sqlglot.parse_one(condition)
+        for column in on.find_all(exp.Column):
+            if column.table.lower() == source_name.lower():
+                column.set("table", exp.to_identifier(_spelled(select, alias)))
+            elif column.table.lower() == table.lower():
+                column.set("table", exp.to_identifier(qualifier))
+        shared = {c.name.lower() for c in on.find_all(exp.Column)}
+        source_ref = _spelled(select, alias)
+        for column in select.find_all(exp.Column):  # the key columns now exist twice: keep reading the source's
+            if not column.table and column.name.lower() in shared and column.find_ancestor(exp.Select) is select:
+                column.set("table", exp.to_identifier(source_ref))
+        select.join(exp.to_table(qualifier), on=on, copy=False)
+        refs[qualifier.lower()] = table
+        added = True
+    return added
+
+
+def _spelled(select: exp.Select, ref: str) -> str:
+    """How ``select`` spells the source ``ref`` (alias or table name, original case)."""
+    for table in select.find_all(exp.Table):
+        if table.alias_or_name.lower() == ref and table.find_ancestor(exp.Select) is select:
+            return table.alias_or_name
+    return ref
