@@ -264,6 +264,10 @@ class GenerationSettings(BaseModel):
         "not name (a filter copied from a few-shot example, such as an exchange code) before a new model call "
         "(tools.literals).",
     )
+    swap_copied_entities: bool = Field(
+        True, description="Point a filter on an entity the question never names (copied from a few-shot example) "
+        "at the one confidently matched entity of the same table the SQL does not use (tools.entity_swap).",
+    )
     add_missing_joins: bool = Field(
         True, description="Join a table the candidate qualifies columns with but never joined, when exactly one of "
         "its tables has exactly one foreign key to it (database.missing_join).",

@@ -25,6 +25,7 @@ from retrieval.hybrid import load_catalog
 from retrieval.values import ValueMatch
 from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently
 from tools.candidate import Candidate, relax_joins, rewrite_sql, system_prompt, write_candidate, write_repair
+from tools.entity_swap import swap_copied_entities
 from tools.examples import on_topic, render_examples
 from tools.knowledge import approved_views
 from tools.literals import degenerate, drop_unasked_filters, fix_literals, named_in
@@ -170,6 +171,9 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
                 insights=args.insights, question=args.question)
             cand = write_candidate(ctx, system, user, spec, index, question=args.question)
             cand.value_hints = hints and bool(args.values)
+            if cand.sql and not cand.error and ctx.settings.generation.swap_copied_entities:
+                swapped = swap_copied_entities(cand.sql, ctx.db.dialect, args.question, args.matches)
+                cand.sql = swapped if swapped and guard_sql(swapped, ctx.db.dialect).ok else cand.sql
             return cand
 
         def fix(index: int, sql: str, problem: str) -> Candidate:
