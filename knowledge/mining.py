@@ -8,7 +8,11 @@ SELECT scope with sqlglot, and counts:
 - joins: ``A.x = B.y`` equalities between two tables (in ON or WHERE), sides in canonical order;
 - filters: ``T.col <op> literal`` comparisons, IN lists and LIKE patterns;
 - group-bys: ``T.col``;
-- aggregates: ``SUM(T.col)``, ``AVG(T.a * T.b)``... over resolved columns.
+- aggregates: ``SUM(T.col)``, ``AVG(T.a * T.b)``... over resolved columns;
+- answer shapes of the outermost query: the columns shown when it lists rows of a table, and whether a date it
+  picks rows by (``ORDER BY d .. LIMIT``, ``d = (SELECT MAX(d) ..)``) is shown - proposed as ``presentation``
+  records (:mod:`tools.answer_shape`). A query with an equality to a literal on a table counts as about one
+  entity of it, not as a listing (conservative: fewer listings, never a convention from a lookup).
 
 :func:`propose_records` turns the frequent ones into *pending* knowledge records (provenance ``mined``) that a
 reviewer names, edits and approves; nothing mined reaches a prompt before that.
@@ -39,6 +43,14 @@ class WorkloadHints:
     filters: Counter[str] = field(default_factory=Counter)
     group_bys: Counter[str] = field(default_factory=Counter)
     aggregates: Counter[str] = field(default_factory=Counter)
+    listings: Counter[str] = field(default_factory=Counter)
+    """Table -> outermost queries listing rows of several of its entities (no aggregate, no entity pinned)."""
+    listed_columns: Counter[str] = field(default_factory=Counter)
+    """``table.column`` -> listings of its table that show the column."""
+    picks: Counter[str] = field(default_factory=Counter)
+    """``table.column`` -> outermost queries picking rows by that column (``ORDER BY .. LIMIT``, ``= (SELECT ..)``)."""
+    picked_shown: Counter[str] = field(default_factory=Counter)
+    """``table.column`` -> picks that also show the column."""
 
     def document(self, top: int = 10) -> str:
         """The hint document: the ``top`` most frequent items of each kind with their counts."""
@@ -113,6 +125,45 @@ def _mine_scope(scope: Scope, hints: WorkloadHints, dialect: str) -> None:
                 hints.aggregates[_sql(resolved, dialect)] += 1
 
 
+def _aggregates(select: exp.Select) -> bool:
+    return select.args.get("group") is not None or any(
+        agg.find_ancestor(exp.Window, exp.Select) is select for p in select.expressions for agg in p.find_all(exp.AggFunc))
+
+
+def _mine_shape(scope: Scope, hints: WorkloadHints) -> None:
+    """Answer conventions of an outermost query: which columns it shows when it lists or picks rows."""
+    select = scope.expression
+    if not isinstance(select, exp.Select) or _aggregates(select) or select.args.get("distinct"):
+        return
+    shown = {f"{t}.{c.name}" for p in select.expressions
+             for c in [p.this if isinstance(p, exp.Alias) else p]
+             if isinstance(c, exp.Column) and (t := _table_of(c, scope))}
+    tables = {src.name for src in scope.sources.values() if isinstance(src, exp.Table)}
+    where = select.args.get("where")
+    conditions = (list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]) if where else []
+    pinned = {t.lower() for cond in conditions if isinstance(cond, exp.EQ)
+              for col, other in ((cond.left, cond.right), (cond.right, cond.left))
+              if isinstance(col, exp.Column) and isinstance(other, exp.Literal) and (t := _table_of(col, scope))}
+    for table in tables - {t for t in tables if t.lower() in pinned}:
+        hints.listings[table] += 1
+        for column in shown:
+            if column.split(".")[0].lower() == table.lower():
+                hints.listed_columns[column] += 1
+    picked: list[exp.Column] = []
+    order = select.args.get("order")
+    if order is not None and select.args.get("limit") is not None and isinstance(order.expressions[0].this, exp.Column):
+        picked.append(order.expressions[0].this)
+    for cond in conditions:
+        if isinstance(cond, exp.EQ) and isinstance(cond.left, exp.Column) and isinstance(cond.right, exp.Subquery):
+            picked.append(cond.left)
+    for col in picked:
+        owner = _table_of(col, scope)
+        if owner is not None:
+            key = f"{owner}.{col.name}"
+            hints.picks[key] += 1
+            hints.picked_shown[key] += key in shown
+
+
 def mine_workload(statements: Iterable[str], dialect: str = "sqlite") -> WorkloadHints:
     """Count the joins, filters, group-bys and aggregates of ``statements`` (see the module docstring).
 
@@ -127,6 +178,8 @@ def mine_workload(statements: Iterable[str], dialect: str = "sqlite") -> Workloa
             tree = sqlglot.parse_one(sql, read=dialect)
             for scope in traverse_scope(tree):
                 _mine_scope(scope, hints, dialect)
+                if scope.expression is tree:
+                    _mine_shape(scope, hints)
         except (SqlglotError, ValueError, KeyError, AttributeError, TypeError, RecursionError):
             hints.unparsed += 1
     return hints
@@ -162,4 +215,36 @@ def propose_records(hints: WorkloadHints, kb: KnowledgeBase, *, min_count: int =
         add("term", text, count, type="term", sql=text, definition=f"Filter used by past queries: {text}.")
     for text, count in hints.joins.most_common(top):
         add("join", text, count, type="rule", sql=text, definition=f"Join used by past queries: {text}.")
+    out += _propose_conventions(hints, kb, min_count)
+    return out
+
+
+ISO_DATE = re.compile(r"'\d{4}-\d{2}-\d{2}'")
+CONVENTION_SHARE = 0.8
+"""A column becomes a proposed answer convention when at least this share of the queries it applies to show it."""
+
+
+def _propose_conventions(hints: WorkloadHints, kb: KnowledgeBase, min_count: int) -> list[KnowledgeRecord]:
+    """Pending ``presentation`` records: per table, the columns most listings show; the dates picks show.
+
+    A picked column counts as a date when some workload filter compares it with an ISO date literal.
+    """
+    out: list[KnowledgeRecord] = []
+    for table, n in sorted(hints.listings.items()):
+        columns = sorted(c for c, k in hints.listed_columns.items()
+                         if c.split(".")[0].lower() == table.lower() and n >= min_count and k >= CONVENTION_SHARE * n)
+        record_id = f"mined_identify_{_slug(table)}"
+        if columns and kb.get(record_id) is None and len(columns) <= 3:
+            out.append(KnowledgeRecord(
+                id=record_id, type="presentation", convention="identify", name=f"{table} identity",
+                definition=f"Listed rows of {table} show {', '.join(columns)}.", columns=columns,
+                provenance="mined", status="pending", note=f"shown by at least {CONVENTION_SHARE:.0%} of {n} listings"))
+    dated = {c.lower() for f in hints.filters if ISO_DATE.search(f) for c in re.findall(r"\b\w+\.\w+\b", f)}
+    dates = sorted(c for c, n in hints.picks.items() if c.lower() in dated and n >= min_count
+                   and hints.picked_shown[c] >= CONVENTION_SHARE * n)
+    if dates and kb.get("mined_picked_date") is None:
+        out.append(KnowledgeRecord(
+            id="mined_picked_date", type="presentation", convention="picked_date", name="date of a picked value",
+            definition=f"Rows picked by {', '.join(dates)} show that date.", columns=dates, provenance="mined",
+            status="pending", note=f"shown by at least {CONVENTION_SHARE:.0%} of the queries picking by them"))
     return out

@@ -92,3 +92,24 @@ def test_llm_proposals_are_checked_and_kept_pending(shop_settings: Settings) -> 
     assert [(r.id, r.status, r.provenance) for r in kb.records] == [("llm_metric_revenue", "pending", "llm")]
     assert dict(report.rejected) == {"margin": "unknown table(s) invoices", "latest": report.rejected[1][1]}
     assert report.rejected[1][1].startswith("SQL does not parse")
+
+
+def test_answer_conventions_are_mined_from_what_listing_and_picking_queries_show() -> None:
+    log = [
+        "SELECT c.id, c.name, o.amount FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.amount > 5",
+        "SELECT id, name, country FROM customers WHERE country > 'B'",
+        "SELECT id, name FROM customers ORDER BY name",
+        "SELECT country FROM customers WHERE id = 3",                                   # one entity: not a listing
+        "SELECT order_date, amount FROM orders WHERE order_date = (SELECT MAX(order_date) FROM orders)",
+        "SELECT o.order_date, o.amount FROM orders o WHERE o.order_date <= '2024-02-01' "
+        "ORDER BY o.order_date DESC LIMIT 1",
+        "SELECT amount FROM orders ORDER BY amount DESC LIMIT 1",                       # picks by a non-date
+        "SELECT amount FROM orders ORDER BY amount DESC LIMIT 2",
+    ]
+    hints = mine_workload(log)
+    assert hints.listings["customers"] == 3 and hints.listed_columns["customers.name"] == 3
+    proposed = {r.id: r for r in propose_records(hints, KnowledgeBase(), min_count=2) if r.type == "presentation"}
+    assert proposed["mined_identify_customers"].columns == ["customers.id", "customers.name"]
+    assert proposed["mined_identify_customers"].convention == "identify"
+    assert proposed["mined_picked_date"].columns == ["orders.order_date"]  # amount is picked, but not a date
+    assert all(r.status == "pending" and r.provenance == "mined" for r in proposed.values())
