@@ -10,7 +10,9 @@ this module adds the columns they name to a query's SELECT list, deterministical
 - ``identify``: the query lists rows of several entities of the record's table (not one entity pinned by an
   equality on its key or an identifying column) and shows none or only some of the identifying columns -> the
   missing ones are prepended. Grouped queries get them only when grouped by the table's key or one of the
-  columns (then they are added to GROUP BY too, which keeps the groups).
+  columns (then they are added to GROUP BY too, which keeps the groups). Such a listing is also put in a stable
+  order: by the first identifying column when it has no ORDER BY (and no LIMIT), or with that column as the
+  last key of its ORDER BY, which only orders ties.
 - ``picked_date``: the query picks the rows by one of the record's date columns (``ORDER BY d ... LIMIT n``, or
   ``d = (subquery)`` such as the latest date) and does not show it -> it is prepended.
 
@@ -68,7 +70,7 @@ def apply_conventions(sql: str, dialect: str, conventions: list[Convention],
     changed = False
     for convention in conventions:
         if convention.kind == "identify":
-            changed |= _identify(tree, convention, keys)
+            changed |= _identify(tree, convention, keys, dialect)
         elif convention.kind == "picked_date":
             changed |= _picked_date(tree, convention)
     return tree.sql(dialect=dialect) if changed else sql
@@ -116,7 +118,7 @@ def _table_count(select: exp.Select) -> int:
     return 1 + len(select.args.get("joins") or [])
 
 
-def _identify(select: exp.Select, convention: Convention, keys: dict[str, list[str]]) -> bool:
+def _identify(select: exp.Select, convention: Convention, keys: dict[str, list[str]], dialect: str) -> bool:
     table = convention.columns[0][0].lower()
     names = _aliases(select).get(table)
     if not names:
@@ -136,12 +138,29 @@ def _identify(select: exp.Select, convention: Convention, keys: dict[str, list[s
     elif _collapses(select):
         return False
     missing = [c for c in wanted if not _shown(select, names, c.lower())]
-    if not missing:
+    if missing:
+        added = [exp.column(c, table=_qualifier(select, names)) for c in missing]
+        select.set("expressions", added + list(select.expressions))
+        if group is not None:
+            group.set("expressions", list(group.expressions) + [a.copy() for a in added
+                                                               if a.name.lower() not in grouped])
+    return _order_by_identity(select, names, wanted[0], dialect) or bool(missing)
+
+
+def _order_by_identity(select: exp.Select, names: list[str], column: str, dialect: str) -> bool:
+    """Put a listing in a stable order by the first identifying ``column``; the rows stay the same.
+
+    Without ORDER BY (and without LIMIT) it becomes the order; an ORDER BY without it gets it as its last key,
+    so only ties are ordered by it.
+    """
+    order = select.args.get("order")
+    if order is None and select.args.get("limit") is not None:
         return False
-    added = [exp.column(c, table=_qualifier(select, names)) for c in missing]
-    select.set("expressions", added + list(select.expressions))
-    if group is not None:
-        group.set("expressions", list(group.expressions) + [a.copy() for a in added if a.name.lower() not in grouped])
+    if order is not None and any(isinstance(o.this, exp.Column) and o.this.name.lower() == column.lower()
+                                 for o in order.expressions):
+        return False
+    key = exp.column(column, table=_qualifier(select, names)).sql(dialect=dialect)
+    select.order_by(key, append=True, dialect=dialect, copy=False)  # the dialect's default null order
     return True
 
 

@@ -32,7 +32,7 @@ def rows(db: Path, sql: str) -> list[tuple[object, ...]]:
 def test_a_list_of_several_entities_gets_their_identifying_columns(shop_db: Path) -> None:
     sql = "SELECT c.country FROM customers c WHERE c.country = 'Brazil'"
     new = shape(sql)
-    assert new == "SELECT c.id, c.name, c.country FROM customers AS c WHERE c.country = 'Brazil'"
+    assert new == "SELECT c.id, c.name, c.country FROM customers AS c WHERE c.country = 'Brazil' ORDER BY c.id"
     assert rows(shop_db, new) == [(1, "Ana", "Brazil"), (3, "Caio", "Brazil")]
     several = "SELECT amount FROM orders JOIN customers ON customers.id = orders.customer_id WHERE name IN ('Ana', 'Bo')"
     assert shape(several).startswith("SELECT customers.id, customers.name, amount")
@@ -46,10 +46,18 @@ def test_one_pinned_entity_aggregates_distinct_and_star_are_left_alone() -> None
                 "SELECT country, COUNT(*) FROM customers GROUP BY country",
                 "SELECT DISTINCT country FROM customers",
                 "SELECT * FROM customers",
-                "SELECT id, name, country FROM customers",
+                "SELECT id, name, country FROM customers ORDER BY id",
+                "SELECT id, name FROM customers LIMIT 2",  # which rows a LIMIT keeps is the query's choice
                 "SELECT SUM(amount) FROM orders",
                 "not sql (("]:
         assert shape(sql) == sql, sql
+
+
+def test_a_listing_is_put_in_a_stable_order_by_its_first_identifying_column(shop_db: Path) -> None:
+    assert shape("SELECT id, name FROM customers") == "SELECT id, name FROM customers ORDER BY id"
+    tied = "SELECT id, name, country FROM customers ORDER BY country DESC"
+    assert shape(tied) == "SELECT id, name, country FROM customers ORDER BY country DESC, id"
+    assert rows(shop_db, shape(tied)) == [(2, "Bo", "Sweden"), (1, "Ana", "Brazil"), (3, "Caio", "Brazil")]
 
 
 def test_a_query_grouped_by_the_entity_key_gets_the_columns_in_select_and_group_by(shop_db: Path) -> None:
@@ -100,7 +108,7 @@ def test_the_agent_applies_approved_conventions_and_never_prompts_them(
     question = "Which customers are from Brazil? Give me the customer"
     out, models = _ask(shop_settings, shop_store, question, planner={},
                        sql={"sql": "SELECT id FROM customers WHERE country = 'Brazil'"})
-    assert out.sql == "SELECT name, id FROM customers WHERE country = 'Brazil'"
+    assert out.sql == "SELECT name, id FROM customers WHERE country = 'Brazil' ORDER BY name"
     assert out.rows == [["Ana", 1], ["Caio", 3]]
     assert "Listed customers" not in "\n".join(str(m.content) for m in models["generator"].prompts[0])
     off = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
