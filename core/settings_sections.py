@@ -272,6 +272,10 @@ class GenerationSettings(BaseModel):
         True, description="Join a table the candidate qualifies columns with but never joined, when exactly one of "
         "its tables has exactly one foreign key to it (database.missing_join).",
     )
+    latest_per_series: bool = Field(
+        True, description="When the question asks for every / each / all of something, a candidate keeping one row by "
+        "ORDER BY date DESC LIMIT 1 on a (series, date)-keyed table gets each series' latest row (database.as_of).",
+    )
     lift_window_filters: bool = Field(
         True, description="Apply a candidate's date conditions after its look-back windows (LAG, n-day moving "
         "averages) instead of before, so the window sees the history (database.window_scope).",

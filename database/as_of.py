@@ -67,6 +67,50 @@ def as_of_dates(sql: str, dialect: str, primary_keys: Mapping[str, Sequence[str]
     return tree.sql(dialect=dialect) if changed else None
 
 
+PER_SERIES = re.compile(r"\b(?:every|each|all|per)\b", re.IGNORECASE)
+
+
+def latest_per_series(sql: str, dialect: str, question: str,
+                      primary_keys: Mapping[str, Sequence[str]] | None = None) -> str | None:
+    """"Latest close for every stock": ``ORDER BY d DESC LIMIT 1`` becomes each series' own latest row.
+
+    When ``question`` asks for every / each / all / per something and the outermost query (no aggregate, no
+    GROUP BY) keeps one row by ``ORDER BY date DESC LIMIT 1`` over a table whose primary key is (series
+    columns..., date), the ORDER BY and LIMIT are replaced by ``d = (SELECT MAX(x.d) FROM table AS x WHERE
+    x.k = ref.k ...)`` - the greatest-n-per-group pattern a small model rarely writes. None when it does not
+    apply. Never raises.
+    """
+    if not PER_SERIES.search(question):
+        return None
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError):
+        return None
+    if not isinstance(tree, exp.Select) or tree.args.get("group") is not None or any(
+            agg.find_ancestor(exp.Window, exp.Select) is tree for p in tree.expressions for agg in p.find_all(exp.AggFunc)):
+        return None
+    order, limit = tree.args.get("order"), tree.args.get("limit")
+    if order is None or limit is None or len(order.expressions) != 1 or not order.expressions[0].args.get("desc") \
+            or limit.expression is None or str(limit.expression) != "1":
+        return None
+    column = order.expressions[0].this
+    source = _source_of(column, _sources(tree)) if isinstance(column, exp.Column) else None
+    keys = {t.lower(): list(cols) for t, cols in (primary_keys or {}).items()}
+    key = keys.get(source.name.lower(), []) if source is not None else []
+    if source is None or not isinstance(column, exp.Column) or column.name.lower() not in {k.lower() for k in key} \
+            or len(key) < 2:
+        return None
+    inner = "latest"
+    conditions = [exp.EQ(this=exp.column(k, table=inner), expression=exp.column(k, table=source.alias_or_name))
+                  for k in key if k.lower() != column.name.lower()]
+    table = exp.Table(this=source.this.copy(), db=source.args.get("db"), alias=exp.TableAlias(this=exp.to_identifier(inner)))
+    latest = exp.select(exp.Max(this=exp.column(column.name, table=inner))).from_(table).where(exp.and_(*conditions))
+    tree.set("order", None)
+    tree.set("limit", None)
+    tree.where(exp.EQ(this=column.copy(), expression=latest.subquery()), copy=False)
+    return tree.sql(dialect=dialect)
+
+
 def _sources(select: exp.Select) -> list[exp.Table]:
     from_ = select.args.get("from_") or select.args.get("from")
     found = [from_.this] if from_ is not None else []

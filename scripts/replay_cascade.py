@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from database.as_of import as_of_dates  # noqa: E402
+from database.as_of import as_of_dates, latest_per_series  # noqa: E402
 from database.connection import Database  # noqa: E402
 from database.dangling import prune_dangling_joins  # noqa: E402
 from database.joins import JoinGraph, join_graph  # noqa: E402
@@ -104,6 +104,9 @@ def main() -> None:
                 changed.append((row["qid"], found[0], final, found[1]))
                 final = found[1]
                 break
+        if final and (latest := latest_per_series(final, db.dialect, str(row["question"]), primary_keys(db))):
+            changed.append((row["qid"], "latest", final, latest))
+            final = latest
         if final and (lifted := lift_window_filters(final, db.dialect)):
             changed.append((row["qid"], "window", final, lifted))
             final = lifted

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, create_model
 
 from core.llm import LLMError, chat, invoke_structured
 from core.settings import CandidateSpec
+from database.as_of import latest_per_series
 from database.dangling import prune_dangling_joins
 from database.guard import guard_sql
 from database.missing_join import add_missing_joins
@@ -124,12 +125,12 @@ def rewrite_sql(ctx: ToolContext, sql: str, question: str = "") -> str:
     (:func:`database.missing_join.add_missing_joins`, ``add_missing_joins``);
     with ``question``, inner joins to tables the SQL never reads and the question never names are dropped
     (:func:`database.dangling.prune_dangling_joins`, ``prune_joins``); needless aliases and primary-key
-    self-joins are removed, keeping the result (:func:`database.simplify.simplify_sql`, ``simplify_sql``); date
-    filters move after look-back windows (:func:`database.window_scope.lift_window_filters`,
-    ``lift_window_filters``); the
-    knowledge file's answer conventions add the columns every answer shows (:mod:`tools.answer_shape`,
-    ``answer_conventions``).
-    The first two need the index's column lists and are skipped without them. Never raises.
+    self-joins are removed, keeping the result (:func:`database.simplify.simplify_sql`, ``simplify_sql``);
+    with ``question``, "the latest X for every Y" written as one row becomes each series' latest row
+    (:func:`database.as_of.latest_per_series`, ``latest_per_series``); date filters move after look-back
+    windows (:func:`database.window_scope.lift_window_filters`, ``lift_window_filters``); the knowledge file's
+    answer conventions add the columns every answer shows (:mod:`tools.answer_shape`, ``answer_conventions``).
+    The index-based steps are skipped without an index. Never raises.
     """
     cfg = ctx.settings.generation
     catalog = load_catalog(ctx.store, ctx.db.key) if ctx.store is not None else None
@@ -144,6 +145,8 @@ def rewrite_sql(ctx: ToolContext, sql: str, question: str = "") -> str:
                                                     lambda table: question_names_table(question, table)))
     if cfg.simplify_sql:
         steps.append(lambda s: simplify_sql(s, ctx.db.dialect, catalog.primary_keys() if catalog else None))
+    if catalog is not None and question and cfg.latest_per_series:
+        steps.append(lambda s: latest_per_series(s, ctx.db.dialect, question, catalog.primary_keys()) or s)
     if cfg.lift_window_filters:
         steps.append(lambda s: lift_window_filters(s, ctx.db.dialect) or s)
     conventions = conventions_of(approved_presentations(ctx.settings))

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from core.settings import Settings
-from database.as_of import as_of_dates
+from database.as_of import as_of_dates, latest_per_series
 from tests.unit.test_literals import _cascade
 
 PRICES = """
@@ -63,3 +63,15 @@ def test_an_empty_result_on_a_weekend_is_read_as_of_before_any_new_call(shop_set
     assert "MAX(as_of.order_date)" in made[1]["sql"] and not made[1]["error"]
     made, _ = _cascade(shop_settings, shop_store, sunday, "Order amounts on 2024-02-05", as_of_dates=False)
     assert "as_of" not in [c["strategy"] for c in made]
+
+
+def test_the_latest_row_for_every_series_replaces_one_latest_row(prices: sqlite3.Connection) -> None:
+    one = "SELECT p.eq_id, p.day, p.close FROM px AS p ORDER BY p.day DESC LIMIT 1"
+    every = latest_per_series(one, "sqlite", "Latest close for every stock", KEYS)
+    assert every == ("SELECT p.eq_id, p.day, p.close FROM px AS p WHERE p.day = "
+                     "(SELECT MAX(latest.day) FROM px AS latest WHERE latest.eq_id = p.eq_id)")
+    assert sorted(prices.execute(every).fetchall()) == [(1, "2024-07-01", 12.0), (2, "2024-07-01", 21.0)]
+    assert latest_per_series(one, "sqlite", "The latest close", KEYS) is None        # one row was asked for
+    assert latest_per_series(one, "sqlite", "Latest close for every stock", {}) is None  # no series key
+    assert latest_per_series(one.replace("LIMIT 1", "LIMIT 5"), "sqlite", "each stock", KEYS) is None
+    assert latest_per_series("SELECT MAX(close) FROM px ORDER BY day DESC LIMIT 1", "sqlite", "each", KEYS) is None
