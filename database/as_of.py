@@ -20,8 +20,9 @@ import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
 
-import sqlglot
 from sqlglot import exp
+
+from database.sql_sources import parse_select, tables
 
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 CARRY_FORWARD_DAYS = 10
@@ -36,13 +37,10 @@ def as_of_dates(sql: str, dialect: str, primary_keys: Mapping[str, Sequence[str]
         dialect: sqlglot dialect name.
         primary_keys: lower-cased table name -> its primary-key columns (the series keys of a dated table).
     """
-    try:
-        tree = sqlglot.parse_one(sql, read=dialect)
-    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError):
+    tree = parse_select(sql, dialect)
+    if tree is None or tree.args.get("where") is None:
         return None
-    if not isinstance(tree, exp.Select) or tree.args.get("where") is None:
-        return None
-    sources = _sources(tree)
+    sources = tables(tree)
     keys = {t.lower(): list(cols) for t, cols in (primary_keys or {}).items()}
     changed = False
     for eq in list(tree.args["where"].find_all(exp.EQ)):
@@ -82,11 +80,8 @@ def latest_per_series(sql: str, dialect: str, question: str,
     """
     if not PER_SERIES.search(question):
         return None
-    try:
-        tree = sqlglot.parse_one(sql, read=dialect)
-    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError):
-        return None
-    if not isinstance(tree, exp.Select) or tree.args.get("group") is not None or any(
+    tree = parse_select(sql, dialect)
+    if tree is None or tree.args.get("group") is not None or any(
             agg.find_ancestor(exp.Window, exp.Select) is tree for p in tree.expressions for agg in p.find_all(exp.AggFunc)):
         return None
     order, limit = tree.args.get("order"), tree.args.get("limit")
@@ -94,7 +89,7 @@ def latest_per_series(sql: str, dialect: str, question: str,
             or limit.expression is None or str(limit.expression) != "1":
         return None
     column = order.expressions[0].this
-    source = _source_of(column, _sources(tree)) if isinstance(column, exp.Column) else None
+    source = _source_of(column, tables(tree)) if isinstance(column, exp.Column) else None
     keys = {t.lower(): list(cols) for t, cols in (primary_keys or {}).items()}
     key = keys.get(source.name.lower(), []) if source is not None else []
     if source is None or not isinstance(column, exp.Column) or column.name.lower() not in {k.lower() for k in key} \
@@ -109,13 +104,6 @@ def latest_per_series(sql: str, dialect: str, question: str,
     tree.set("limit", None)
     tree.where(exp.EQ(this=column.copy(), expression=latest.subquery()), copy=False)
     return tree.sql(dialect=dialect)
-
-
-def _sources(select: exp.Select) -> list[exp.Table]:
-    from_ = select.args.get("from_") or select.args.get("from")
-    found = [from_.this] if from_ is not None else []
-    found += [j.this for j in select.args.get("joins") or []]
-    return [t for t in found if isinstance(t, exp.Table)]
 
 
 def _source_of(column: exp.Column, sources: list[exp.Table]) -> exp.Table | None:

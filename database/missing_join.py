@@ -16,6 +16,7 @@ import sqlglot
 from sqlglot import exp
 
 from database.joins import JoinGraph
+from database.sql_sources import sources
 
 
 def add_missing_joins(sql: str, dialect: str, graph: JoinGraph) -> str | None:
@@ -32,10 +33,8 @@ def add_missing_joins(sql: str, dialect: str, graph: JoinGraph) -> str | None:
 
 def _refs(select: exp.Select) -> dict[str, str] | None:
     """Lower-cased alias-or-name -> table name of the plain tables of ``select``; None with a derived source."""
-    from_ = select.args.get("from_") or select.args.get("from")
-    sources = ([from_.this] if from_ is not None else []) + [j.this for j in select.args.get("joins") or []]
     refs: dict[str, str] = {}
-    for source in sources:
+    for source in sources(select):
         if isinstance(source, exp.Table) and source.name:
             refs[source.alias_or_name.lower()] = source.name
         else:

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import sqlglot
 from sqlglot import exp
 
+from database.sql_sources import parse_select, tables
 from knowledge.records import KnowledgeRecord
 
 
@@ -59,11 +59,8 @@ def apply_conventions(sql: str, dialect: str, conventions: list[Convention],
     """
     if not conventions:
         return sql
-    try:
-        tree = sqlglot.parse_one(sql, read=dialect)
-    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError):
-        return sql
-    if not isinstance(tree, exp.Select) or tree.args.get("distinct") or any(
+    tree = parse_select(sql, dialect)
+    if tree is None or tree.args.get("distinct") or any(
             isinstance(p, exp.Star) or (isinstance(p, exp.Column) and p.is_star) for p in tree.expressions):
         return sql
     keys = {t.lower(): [c.lower() for c in cols] for t, cols in (primary_keys or {}).items()}
@@ -78,12 +75,9 @@ def apply_conventions(sql: str, dialect: str, conventions: list[Convention],
 
 def _aliases(select: exp.Select) -> dict[str, list[str]]:
     """Lower-cased table name -> the names it is referred by in ``select``'s own FROM and JOINs."""
-    sources = [select.args.get("from_") or select.args.get("from")] + list(select.args.get("joins") or [])
     found: dict[str, list[str]] = {}
-    for source in sources:
-        table = source.this if source is not None else None
-        if isinstance(table, exp.Table) and table.name:
-            found.setdefault(table.name.lower(), []).append(table.alias_or_name)
+    for table in tables(select):
+        found.setdefault(table.name.lower(), []).append(table.alias_or_name)
     return found
 
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import sqlglot
 from sqlglot import exp
 
+from database.sql_sources import parse_select
+from database.sql_sources import tables as plain_tables
 from tools.literals import named_in
 
 
@@ -27,14 +28,11 @@ def swap_copied_entities(sql: str, dialect: str, question: str, matches: list[di
     """``sql`` with each copied entity filter pointed at the question's own entity (see the module docstring)."""
     if not matches:
         return None
-    try:
-        tree = sqlglot.parse_one(sql, read=dialect)
-    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError):
-        return None
-    if not isinstance(tree, exp.Select) or tree.args.get("where") is None:
+    tree = parse_select(sql, dialect)
+    if tree is None or tree.args.get("where") is None:
         return None
     used = {str(lit.this).casefold() for lit in tree.find_all(exp.Literal)}
-    tables = _tables(tree)
+    tables = {t.alias_or_name.lower(): t.name.lower() for t in plain_tables(tree)}
     changed = False
     condition = tree.args["where"].this
     for part in (condition.flatten() if isinstance(condition, exp.And) else [condition]):
@@ -58,13 +56,6 @@ def swap_copied_entities(sql: str, dialect: str, question: str, matches: list[di
         literal.replace(exp.Literal.string(options[0]))
         changed = True
     return tree.sql(dialect=dialect) if changed else None
-
-
-def _tables(select: exp.Select) -> dict[str, str]:
-    """Lower-cased alias-or-name -> lower-cased table name of ``select``'s plain tables."""
-    from_ = select.args.get("from_") or select.args.get("from")
-    sources = ([from_.this] if from_ is not None else []) + [j.this for j in select.args.get("joins") or []]
-    return {s.alias_or_name.lower(): s.name.lower() for s in sources if isinstance(s, exp.Table) and s.name}
 
 
 def _mentioned(match: dict[str, Any], used: set[str]) -> bool:
