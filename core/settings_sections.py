@@ -268,6 +268,11 @@ class GenerationSettings(BaseModel):
         True, description="Point a filter on an entity the question never names (copied from a few-shot example) "
         "at the one confidently matched entity of the same table the SQL does not use (tools.entity_swap).",
     )
+    drop_unnamed_codes: bool = Field(
+        True, description="Drop a candidate's filter on a code the knowledge file binds to a column (an exchange's "
+        "MIC, an enum value) when the question names neither the code nor its record's words, or point it at "
+        "the one other code of that column the question names (tools.code_filters; no knowledge file, no effect).",
+    )
     add_missing_joins: bool = Field(
         True, description="Join a table the candidate qualifies columns with but never joined, when exactly one of "
         "its tables has exactly one foreign key to it (database.missing_join).",

@@ -10,7 +10,8 @@ ends it (a failing one first gets its missing joins, :mod:`database.missing_join
 dropped, filters on unasked values dropped, dates read as of the last day on or before; value matches are not recorded, so only the question names a
 value here). When a rescue returns rows the cascade would have stopped there, without the later model calls.
 The final SQL's date filters then move after its look-back windows (:mod:`database.window_scope`);
-with ``--knowledge`` the approved answer conventions shape it
+with ``--knowledge`` filters on codes the question never names are dropped from every candidate
+(:mod:`tools.code_filters`) and the approved answer conventions shape the final SQL
 (:mod:`tools.answer_shape`). Prints strict EX before/after with the paired difference and every changed question. Needs no model; the
 later candidates are the recorded ones, so this is exact for every question up to the first rescue.
 """
@@ -33,7 +34,9 @@ from database.window_scope import lift_window_filters  # noqa: E402
 from eval.metrics import paired_bootstrap  # noqa: E402
 from knowledge.files import load_knowledge  # noqa: E402
 from scripts.replay_pruning import Databases, load_records, score  # noqa: E402
+from knowledge.lookup import KnowledgeMatcher  # noqa: E402
 from tools.answer_shape import apply_conventions, conventions_of  # noqa: E402
+from tools.code_filters import code_bindings, fix_code_filters  # noqa: E402
 from tools.literals import degenerate, drop_unasked_filters, fix_literals, named_in  # noqa: E402
 
 
@@ -77,7 +80,10 @@ def main() -> None:
     parser.add_argument("--knowledge", help="knowledge file whose approved presentation records shape each final SQL")
     parser.add_argument("records", nargs="+", help="evaluation record files (JSONL)")
     args = parser.parse_args()
-    conventions = conventions_of(load_knowledge(Path(args.knowledge)).presentations()) if args.knowledge else []
+    kb = load_knowledge(Path(args.knowledge)) if args.knowledge else None
+    conventions = conventions_of(kb.presentations()) if kb else []
+    bindings = code_bindings(kb.approved()) if kb else []
+    matcher = KnowledgeMatcher([r for r in kb.approved() if r.type != "presentation"]) if kb else None
     rows = [r for r in load_records(args.records) if isinstance(r.get("candidates"), list)]
     dbs = Databases(args.sqlite, args.spider)
     before: list[int] = []
@@ -92,6 +98,10 @@ def main() -> None:
             sql = cand.get("sql")
             if not sql or cand.get("strategy") in ("relaxed", "literal", "unasked", "as_of"):
                 continue
+            if matcher is not None and (coded := fix_code_filters(sql, db.dialect, str(row["question"]), bindings,
+                                                                  matcher)):
+                changed.append((row["qid"], "codes", sql, coded))
+                sql = coded
             res = db.run_query(sql, row_cap=10)
             joined = None if res.ok else add_missing_joins(sql, db.dialect, graph_of(db))
             if joined and (again := db.run_query(joined, row_cap=10)).ok and again.rows:
@@ -99,6 +109,7 @@ def main() -> None:
                 final = joined
                 break
             if res.ok and res.rows:
+                final = sql
                 break
             if res.ok and (found := rescue(db, columns, str(row["question"]), sql)) and found[1] != final:
                 changed.append((row["qid"], found[0], final, found[1]))

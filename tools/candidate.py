@@ -29,8 +29,9 @@ from prompts.schema_prefix import schema_prefix
 from retrieval.hybrid import TableCatalog, load_catalog
 from tools.answer_shape import apply_conventions, conventions_of
 from tools.base import ToolContext
+from tools.code_filters import fix_code_filters
 from tools.coverage import question_names_table
-from tools.knowledge import approved_presentations, approved_views
+from tools.knowledge import approved_codes, approved_presentations, approved_views
 from tools.probes import plan_probes, run_probes
 
 _FENCE = re.compile(r"^```(?:sql)?\s*|\s*```$", re.IGNORECASE)
@@ -122,7 +123,8 @@ def rewrite_sql(ctx: ToolContext, sql: str, question: str = "") -> str:
     In order, each behind its ``generation`` setting: a column qualified with the wrong table of its SELECT is
     re-pointed to the one table there that has it (:func:`database.qualify.fix_qualifiers`, ``fix_qualifiers``);
     a table qualified but never joined is joined along its one foreign key
-    (:func:`database.missing_join.add_missing_joins`, ``add_missing_joins``);
+    (:func:`database.missing_join.add_missing_joins`, ``add_missing_joins``); with ``question``, filters on
+    knowledge-bound codes the question never names are dropped (:mod:`tools.code_filters`, ``drop_unnamed_codes``);
     with ``question``, inner joins to tables the SQL never reads and the question never names are dropped
     (:func:`database.dangling.prune_dangling_joins`, ``prune_joins``); needless aliases and primary-key
     self-joins are removed, keeping the result (:func:`database.simplify.simplify_sql`, ``simplify_sql``);
@@ -140,6 +142,9 @@ def rewrite_sql(ctx: ToolContext, sql: str, question: str = "") -> str:
         steps.append(lambda s: fix_qualifiers(s, ctx.db.dialect, columns))
     if catalog is not None and cfg.add_missing_joins:
         steps.append(lambda s: add_missing_joins(s, ctx.db.dialect, catalog.graph) or s)
+    codes = approved_codes(ctx.settings) if question else None
+    if codes is not None:
+        steps.append(lambda s: fix_code_filters(s, ctx.db.dialect, question, *codes) or s)
     if columns and question and cfg.prune_joins:
         steps.append(lambda s: prune_dangling_joins(s, ctx.db.dialect, columns,
                                                     lambda table: question_names_table(question, table)))

@@ -14,6 +14,7 @@ from knowledge.lookup import KnowledgeMatcher, definitions_block, select_records
 from knowledge.periods import periods_block
 from knowledge.records import KnowledgeBase, KnowledgeRecord
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
+from tools.code_filters import CodeBinding, code_bindings
 
 _MATCHERS: dict[Path, tuple[KnowledgeBase, KnowledgeMatcher]] = {}
 _LOCK = threading.Lock()
@@ -57,6 +58,22 @@ def approved_presentations(settings: Settings) -> list[KnowledgeRecord]:
         return load_knowledge(path).presentations()
     except KnowledgeFileError:
         return []
+
+
+def approved_codes(settings: Settings) -> tuple[list[CodeBinding], KnowledgeMatcher] | None:
+    """The codes the approved records bind and the matcher of those records (None when off, missing or invalid).
+
+    Follows ``retrieval.use_knowledge`` and ``generation.drop_unnamed_codes`` (:mod:`tools.code_filters`).
+    """
+    path = settings.resolved_knowledge_path()
+    if not (settings.retrieval.use_knowledge and settings.generation.drop_unnamed_codes) or path is None:
+        return None
+    try:
+        kb = load_knowledge(path)
+    except KnowledgeFileError:
+        return None
+    bindings = code_bindings(kb.approved())
+    return (bindings, matcher_for(path, kb)) if bindings else None
 
 
 class LookupKnowledgeArgs(BaseModel):
