@@ -30,6 +30,7 @@ import sqlglot.expressions as exp
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
+from knowledge.list_shape import ranked_figure
 from knowledge.records import KnowledgeBase, KnowledgeRecord
 
 
@@ -51,6 +52,10 @@ class WorkloadHints:
     """``table.column`` -> outermost queries picking rows by that column (``ORDER BY .. LIMIT``, ``= (SELECT ..)``)."""
     picked_shown: Counter[str] = field(default_factory=Counter)
     """``table.column`` -> picks that also show the column."""
+    ranked_lists: int = 0
+    """Outermost queries without LIMIT listing labels with one computed figure (:mod:`knowledge.list_shape`)."""
+    ranked_desc: int = 0
+    """Those of them ordered by the figure first, descending."""
 
     def document(self, top: int = 10) -> str:
         """The hint document: the ``top`` most frequent items of each kind with their counts."""
@@ -164,6 +169,31 @@ def _mine_shape(scope: Scope, hints: WorkloadHints) -> None:
             hints.picked_shown[key] += key in shown
 
 
+def _mine_ranking(tree: exp.Expr, hints: WorkloadHints) -> None:
+    """Count a list with one computed figure and whether it is ordered by the figure, largest first.
+
+    Only grouped queries, or ones without an equality on a literal, count: ``WHERE TICKER = 'SAP'`` returns
+    one row, whose order says nothing.
+    """
+    if not isinstance(tree, exp.Select) or tree.args.get("limit") is not None:
+        return
+    where = tree.args.get("where")
+    if tree.args.get("group") is None and where is not None and any(
+            isinstance(eq.expression, exp.Literal) or isinstance(eq.this, exp.Literal) for eq in where.find_all(exp.EQ)):
+        return
+    shape = ranked_figure(tree)
+    if shape is None:
+        return
+    hints.ranked_lists += 1
+    order = tree.args.get("order")
+    first = order.expressions[0] if order is not None and order.expressions else None
+    figure = shape[0]
+    if isinstance(first, exp.Ordered) and first.args.get("desc") and (
+            first.this == figure or (figure.alias and isinstance(first.this, exp.Column)
+                                     and first.this.name == figure.alias)):
+        hints.ranked_desc += 1
+
+
 def mine_workload(statements: Iterable[str], dialect: str = "sqlite") -> WorkloadHints:
     """Count the joins, filters, group-bys and aggregates of ``statements`` (see the module docstring).
 
@@ -180,6 +210,7 @@ def mine_workload(statements: Iterable[str], dialect: str = "sqlite") -> Workloa
                 _mine_scope(scope, hints, dialect)
                 if scope.expression is tree:
                     _mine_shape(scope, hints)
+                    _mine_ranking(tree, hints)
         except (SqlglotError, ValueError, KeyError, AttributeError, TypeError, RecursionError):
             hints.unparsed += 1
     return hints
@@ -247,4 +278,12 @@ def _propose_conventions(hints: WorkloadHints, kb: KnowledgeBase, min_count: int
             id="mined_picked_date", type="presentation", convention="picked_date", name="date of a picked value",
             definition=f"Rows picked by {', '.join(dates)} show that date.", columns=dates, provenance="mined",
             status="pending", note=f"shown by at least {CONVENTION_SHARE:.0%} of the queries picking by them"))
+    ranked = hints.ranked_lists
+    if (ranked >= min_count and hints.ranked_desc >= CONVENTION_SHARE * ranked and kb.get("mined_rank_measure") is None
+            and not any(r.convention == "rank_measure" for r in kb.records)):
+        out.append(KnowledgeRecord(
+            id="mined_rank_measure", type="presentation", convention="rank_measure", name="ranked figures",
+            definition="A list with one computed figure per row is ordered by that figure, largest first.",
+            provenance="mined", status="pending",
+            note=f"{hints.ranked_desc} of {ranked} such lists in the workload are ordered so"))
     return out

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from knowledge.view_sql import IDENTIFIER, view_columns
 
 RecordType = Literal["metric", "term", "rule", "enum", "synonym", "view", "presentation"]
-Convention = Literal["identify", "picked_date"]
+Convention = Literal["identify", "picked_date", "rank_measure"]
 Provenance = Literal["human", "mined", "llm"]
 Status = Literal["pending", "approved", "rejected"]
 TYPES: tuple[RecordType, ...] = ("view", "rule", "metric", "term", "enum", "synonym", "presentation")
@@ -54,7 +54,8 @@ class KnowledgeRecord(BaseModel):
         readings: for an ambiguous word, the concrete meanings to offer (``by market cap in USD``); a question
             that uses the record and none of the readings' words gets a clarification with these choices.
         convention: for a presentation record, ``identify`` (``columns`` name each listed entity of their one
-            table) or ``picked_date`` (``columns`` are dates shown whenever the query picks rows by them).
+            table), ``picked_date`` (``columns`` are dates shown whenever the query picks rows by them) or
+            ``rank_measure`` (no columns: a list with one computed figure is ordered by it, largest first).
         provenance / status: where it came from; pending, approved or rejected (only approved reaches prompts).
         note: free text for reviewers (never shown to the model).
     """
@@ -119,6 +120,8 @@ class KnowledgeRecord(BaseModel):
         if self.convention is None:
             raise ValueError(f"presentation {self.id!r} needs a convention: identify or picked_date")
         pairs = [c.split(".") for c in self.columns]
+        if self.convention == "rank_measure" and not pairs:
+            return
         if not pairs or any(len(p) != 2 or not all(IDENTIFIER.match(x) for x in p) for p in pairs):
             raise ValueError(f"presentation {self.id!r} needs columns as TABLE.COLUMN")
         if self.convention == "identify" and len({p[0].lower() for p in pairs}) != 1:

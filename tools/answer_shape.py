@@ -13,6 +13,8 @@ this module adds the columns they name to a query's SELECT list, deterministical
   columns (then they are added to GROUP BY too, which keeps the groups). Such a listing is also put in a stable
   order: by the first identifying column when it has no ORDER BY (and no LIMIT), or with that column as the
   last key of its ORDER BY, which only orders ties.
+- ``rank_measure``: a list with one computed figure and no ORDER BY is ordered by the figure, largest first
+  (:mod:`tools.answer_order`); applied before ``identify``, whose column then only orders ties.
 - ``picked_date``: the query picks the rows by one of the record's date columns (``ORDER BY d ... LIMIT n``, or
   ``d = (subquery)`` such as the latest date) and does not show it -> it is prepended.
 
@@ -29,6 +31,7 @@ from sqlglot import exp
 
 from database.sql_sources import parse_select, tables
 from knowledge.records import KnowledgeRecord
+from tools.answer_order import rank_by_figure
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,7 @@ class Convention:
     """One presentation record in the form the rewrite uses.
 
     Attributes:
-        kind: ``identify`` or ``picked_date``.
+        kind: ``identify``, ``picked_date`` or ``rank_measure``.
         columns: ``(table, column)`` pairs as the database spells them; for ``identify`` all of one table, in
             display order. Matching ignores case.
     """
@@ -65,8 +68,10 @@ def apply_conventions(sql: str, dialect: str, conventions: list[Convention],
         return sql
     keys = {t.lower(): [c.lower() for c in cols] for t, cols in (primary_keys or {}).items()}
     changed = False
-    for convention in conventions:
-        if convention.kind == "identify":
+    for convention in sorted(conventions, key=lambda c: c.kind != "rank_measure"):  # ranking before tie-breaks
+        if convention.kind == "rank_measure":
+            changed |= rank_by_figure(tree, dialect)
+        elif convention.kind == "identify":
             changed |= _identify(tree, convention, keys, dialect)
         elif convention.kind == "picked_date":
             changed |= _picked_date(tree, convention)

@@ -142,7 +142,7 @@ def _judge(part: exp.Expr, aliases: dict[str, str], question: str, bindings: Seq
     hits = [codes.get(str(lit.this).casefold()) for lit in literals]
     if not hits or any(b is None or _named(b, question, matched) for b in hits):
         return None
-    others = {b.code for b in mine if b.record_id in matched and not b.meaning and b.code.casefold() not in used}
+    others = {b.code for b in mine if b.code.casefold() not in used and _named(b, question, matched)}
     if len(others) == 1 and len(literals) == 1:
         return literals[0], others.pop()
     return "drop" if not others else None

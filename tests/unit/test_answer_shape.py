@@ -115,3 +115,35 @@ def test_the_agent_applies_approved_conventions_and_never_prompts_them(
         update={"answer_conventions": False})})
     out, _ = _ask(off, shop_store, question, planner={}, sql={"sql": "SELECT id FROM customers WHERE country = 'Brazil'"})
     assert out.sql == "SELECT id FROM customers WHERE country = 'Brazil'"
+
+
+RANK = Convention("rank_measure", ())
+
+
+def test_a_list_with_one_computed_figure_is_ranked_by_it_then_by_its_first_label(shop_db: Path) -> None:
+    per_country = "SELECT country, COUNT(*) AS n FROM customers GROUP BY country"
+    ranked = apply_conventions(per_country, "sqlite", [RANK], KEYS)
+    assert ranked == "SELECT country, COUNT(*) AS n FROM customers GROUP BY country ORDER BY n DESC, country"
+    assert rows(shop_db, ranked) == [("Brazil", 2), ("Sweden", 1)]
+    spend = ("SELECT customers.name, orders.amount * 2 AS doubled FROM orders "
+             "JOIN customers ON customers.id = orders.customer_id")
+    both = apply_conventions(spend, "sqlite", [NAMES, RANK], KEYS)  # ranking first, the identity breaks ties
+    assert both.endswith("ORDER BY doubled DESC, customers.name, customers.id")
+    assert [r[2] for r in rows(shop_db, both)] == [40.0, 21.0, 14.5]
+
+
+def test_plain_columns_time_axes_and_ordered_or_limited_lists_are_not_ranked() -> None:
+    for sql in ["SELECT name, amount FROM orders JOIN customers ON customers.id = orders.customer_id",
+                "SELECT substr(order_date, 1, 7) AS month, SUM(amount) FROM orders GROUP BY month",
+                "SELECT order_date, SUM(amount) AS total FROM orders GROUP BY order_date",
+                "SELECT country, COUNT(*) AS n FROM customers GROUP BY country ORDER BY country",
+                "SELECT country, COUNT(*) AS n FROM customers GROUP BY country LIMIT 1",
+                "SELECT COUNT(*) AS n, SUM(id) AS s, country FROM customers GROUP BY country",  # two figures
+                "SELECT COUNT(*) FROM customers"]:  # no label
+        assert apply_conventions(sql, "sqlite", [RANK], KEYS) == sql, sql
+
+
+def test_a_rank_record_needs_no_columns() -> None:
+    record = KnowledgeRecord(id="rank", type="presentation", convention="rank_measure", name="ranked figures",
+                             definition="Lists with one figure read largest first.", status="approved")
+    assert conventions_of([record]) == [RANK]

@@ -113,3 +113,20 @@ def test_answer_conventions_are_mined_from_what_listing_and_picking_queries_show
     assert proposed["mined_identify_customers"].convention == "identify"
     assert proposed["mined_picked_date"].columns == ["orders.order_date"]  # amount is picked, but not a date
     assert all(r.status == "pending" and r.provenance == "mined" for r in proposed.values())
+
+
+def test_a_ranking_convention_is_proposed_when_lists_with_one_figure_are_ordered_by_it() -> None:
+    ranked = ["SELECT country, COUNT(*) AS n FROM customers GROUP BY country ORDER BY n DESC, country",
+              "SELECT customer_id, SUM(amount) FROM orders GROUP BY customer_id ORDER BY SUM(amount) DESC"]
+    others = ["SELECT substr(order_date, 1, 7) AS month, SUM(amount) FROM orders GROUP BY month ORDER BY month",
+              "SELECT amount * 2 AS doubled FROM orders WHERE id = 1",                # no label, one row
+              "SELECT country, COUNT(*) AS n FROM customers GROUP BY country ORDER BY n DESC LIMIT 1"]  # a pick
+    hints = mine_workload(ranked + others)
+    assert (hints.ranked_lists, hints.ranked_desc) == (2, 2)
+    proposed = {r.id: r for r in propose_records(hints, KnowledgeBase(), min_count=2)}
+    assert proposed["mined_rank_measure"].convention == "rank_measure"
+    assert proposed["mined_rank_measure"].status == "pending"
+    unordered = mine_workload([*ranked, "SELECT country, COUNT(*) AS n FROM customers GROUP BY country",
+                               "SELECT name, id * 2 AS x FROM customers"])
+    assert (unordered.ranked_lists, unordered.ranked_desc) == (4, 2)
+    assert "mined_rank_measure" not in {r.id for r in propose_records(unordered, KnowledgeBase(), min_count=2)}
