@@ -21,6 +21,9 @@ from sqlglot import exp
 from database.connection import Database
 from database.guard import guard_sql
 
+_DATE = re.compile(r"^\d{4}-\d{2}(-\d{2})?([ T][\d:.]+)?$")
+"""An ISO date or timestamp literal ('2025-10-31', '2025-10', '2025-10-31 16:00:00')."""
+
 MAX_DISTINCT = 5000
 """At most this many distinct values are read per filtered column."""
 
@@ -135,8 +138,10 @@ def drop_unasked_filters(sql: str, dialect: str, named: Callable[[str], bool]) -
 
     For a candidate whose result is empty: the small model copies a filter from a few-shot example
     (``LIMAR = 'XETR'`` for "the ISIN of Microsoft"). A conjunct of the outer WHERE is dropped when none of
-    its string literals is ``named`` (see :func:`named_in`); None when nothing is dropped or the SQL does not
-    parse. Never raises.
+    its string literals is ``named`` (see :func:`named_in`) and none is a date (``VLD_TO = '2025-10-31'`` for
+    "right now" is a wrong date, not an unasked filter: without it every past row would answer; the as-of
+    rescue and the next candidate handle dates). None when nothing is dropped or the SQL does not parse.
+    Never raises.
     """
     try:
         tree = sqlglot.parse_one(sql, read=dialect)
@@ -149,7 +154,7 @@ def drop_unasked_filters(sql: str, dialect: str, named: Callable[[str], bool]) -
     keep = []
     for conjunct in conjuncts:
         literals = [str(lit.this) for _col, lit in _filters(conjunct)] if isinstance(conjunct, (exp.EQ, exp.In)) else []
-        if literals and not any(named(lit) for lit in literals):
+        if literals and not any(named(lit) or _DATE.match(lit) for lit in literals):
             continue
         keep.append(conjunct)
     if len(keep) == len(conjuncts):

@@ -123,6 +123,9 @@ def test_unasked_filters_are_dropped_from_the_outer_where() -> None:
         "SELECT isin FROM eq")
     assert drop_unasked_filters("SELECT isin FROM eq WHERE co_nm = 'Microsoft'", "sqlite", named) is None
     assert drop_unasked_filters("SELECT isin FROM eq", "sqlite", named) is None
+    now = functools.partial(named_in, "Who is in the Japan Prime 20 right now?")
+    assert drop_unasked_filters("SELECT t FROM c WHERE name = 'Japan Prime 20' AND vld_to = '2025-10-31'", "sqlite",
+                                now) is None  # a wrong date is not an unasked filter
     assert drop_unasked_filters("SELEC (((", "sqlite", named) is None
 
 
