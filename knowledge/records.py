@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from knowledge.view_sql import IDENTIFIER, view_columns
 
 RecordType = Literal["metric", "term", "rule", "enum", "synonym", "view", "presentation"]
-Convention = Literal["identify", "picked_date", "rank_measure"]
+Convention = Literal["identify", "picked_date", "rank_measure", "ranked_by"]
 Provenance = Literal["human", "mined", "llm"]
 Status = Literal["pending", "approved", "rejected"]
 TYPES: tuple[RecordType, ...] = ("view", "rule", "metric", "term", "enum", "synonym", "presentation")
@@ -55,7 +55,8 @@ class KnowledgeRecord(BaseModel):
             that uses the record and none of the readings' words gets a clarification with these choices.
         convention: for a presentation record, ``identify`` (``columns`` name each listed entity of their one
             table), ``picked_date`` (``columns`` are dates shown whenever the query picks rows by them) or
-            ``rank_measure`` (no columns: a list with one computed figure is ordered by it, largest first).
+            ``rank_measure`` (no columns: a list with one computed figure is ordered by it, largest first) or
+            ``ranked_by`` (no columns: a top-n pick shows the figure it is ranked by).
         provenance / status: where it came from; pending, approved or rejected (only approved reaches prompts).
         note: free text for reviewers (never shown to the model).
     """
@@ -120,7 +121,7 @@ class KnowledgeRecord(BaseModel):
         if self.convention is None:
             raise ValueError(f"presentation {self.id!r} needs a convention: identify or picked_date")
         pairs = [c.split(".") for c in self.columns]
-        if self.convention == "rank_measure" and not pairs:
+        if self.convention in ("rank_measure", "ranked_by") and not pairs:
             return
         if not pairs or any(len(p) != 2 or not all(IDENTIFIER.match(x) for x in p) for p in pairs):
             raise ValueError(f"presentation {self.id!r} needs columns as TABLE.COLUMN")

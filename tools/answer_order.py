@@ -1,4 +1,13 @@
-"""The ``rank_measure`` answer convention: a list of labels with one computed figure, largest first.
+"""Ordering conventions: ``rank_measure`` (a list with one figure reads largest first) and ``ranked_by``.
+
+``ranked_by``: "Which company had the highest trading volume on the most recent trading day?" answered with
+the company alone leaves the reader unable to see by how much, and a team whose answers always show the figure
+a top-n pick is ranked by declares it. :func:`show_rank_key` appends the first ORDER BY key of a query with a
+LIMIT to its SELECT list when the list does not show it (by expression, alias or position); keys with a
+subquery or a window are left alone. Adding a projection never changes the rows (DISTINCT queries are never
+touched, :func:`tools.answer_shape.apply_conventions`).
+
+``rank_measure``:
 
 "Number of stocks per exchange", "Market cap in USD of each Swiss-listed stock", "YTD performance of each index":
 analysts read such lists as rankings, and a team that declares this convention orders them by the figure,
@@ -28,3 +37,29 @@ def rank_by_figure(select: exp.Select, dialect: str) -> bool:
     tie = exp.column(first.alias) if first.alias else first.copy()
     select.order_by(tie, append=True, dialect=dialect, copy=False)
     return True
+
+
+def show_rank_key(select: exp.Select) -> bool:
+    """Append the first ORDER BY key of a LIMITed ``select`` to its SELECT list when not shown; True if changed."""
+    order = select.args.get("order")
+    if order is None or not order.expressions or select.args.get("limit") is None:
+        return False
+    key = order.expressions[0].this
+    if isinstance(key, exp.Literal) or key.find(exp.Select, exp.Window) is not None:
+        return False  # ORDER BY 2 names a shown column; subqueries and windows are left as written
+    shown: set[str] = set()
+    for projection in select.expressions:
+        inner = projection.this if isinstance(projection, exp.Alias) else projection
+        shown.add(_text(inner))
+        if isinstance(inner, exp.Column):
+            shown.add(inner.name.lower())
+        if projection.alias:
+            shown.add(projection.alias.lower())
+    if _text(key) in shown or (isinstance(key, exp.Column) and not key.table and key.name.lower() in shown):
+        return False
+    select.set("expressions", [*select.expressions, key.copy()])
+    return True
+
+
+def _text(node: exp.Expr) -> str:
+    return node.sql().lower()

@@ -15,6 +15,7 @@ this module adds the columns they name to a query's SELECT list, deterministical
   last key of its ORDER BY, which only orders ties.
 - ``rank_measure``: a list with one computed figure and no ORDER BY is ordered by the figure, largest first
   (:mod:`tools.answer_order`); applied before ``identify``, whose column then only orders ties.
+- ``ranked_by``: a top-n pick (``ORDER BY x DESC LIMIT n``) shows ``x`` (:mod:`tools.answer_order`).
 - ``picked_date``: the query picks the rows by one of the record's date columns (``ORDER BY d ... LIMIT n``, or
   ``d = (subquery)`` such as the latest date) and does not show it -> it is prepended.
 
@@ -31,7 +32,7 @@ from sqlglot import exp
 
 from database.sql_sources import parse_select, tables
 from knowledge.records import KnowledgeRecord
-from tools.answer_order import rank_by_figure
+from tools.answer_order import rank_by_figure, show_rank_key
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class Convention:
     """One presentation record in the form the rewrite uses.
 
     Attributes:
-        kind: ``identify``, ``picked_date`` or ``rank_measure``.
+        kind: ``identify``, ``picked_date``, ``rank_measure`` or ``ranked_by``.
         columns: ``(table, column)`` pairs as the database spells them; for ``identify`` all of one table, in
             display order. Matching ignores case.
     """
@@ -68,9 +69,12 @@ def apply_conventions(sql: str, dialect: str, conventions: list[Convention],
         return sql
     keys = {t.lower(): [c.lower() for c in cols] for t, cols in (primary_keys or {}).items()}
     changed = False
-    for convention in sorted(conventions, key=lambda c: c.kind != "rank_measure"):  # ranking before tie-breaks
+    order = {"rank_measure": 0, "ranked_by": 2}  # ranking before tie-breaks; a pick's date before its figure
+    for convention in sorted(conventions, key=lambda c: order.get(c.kind, 1)):
         if convention.kind == "rank_measure":
             changed |= rank_by_figure(tree, dialect)
+        elif convention.kind == "ranked_by":
+            changed |= show_rank_key(tree)
         elif convention.kind == "identify":
             changed |= _identify(tree, convention, keys, dialect)
         elif convention.kind == "picked_date":

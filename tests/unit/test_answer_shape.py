@@ -147,3 +147,28 @@ def test_a_rank_record_needs_no_columns() -> None:
     record = KnowledgeRecord(id="rank", type="presentation", convention="rank_measure", name="ranked figures",
                              definition="Lists with one figure read largest first.", status="approved")
     assert conventions_of([record]) == [RANK]
+
+
+SHOW = Convention("ranked_by", ())
+
+
+def test_a_top_n_pick_shows_the_figure_it_is_ranked_by(shop_db: Path) -> None:
+    top = "SELECT name FROM customers JOIN orders ON orders.customer_id = customers.id ORDER BY amount DESC LIMIT 1"
+    shown = apply_conventions(top, "sqlite", [SHOW], KEYS)
+    assert shown == top.replace("SELECT name", "SELECT name, amount")
+    assert rows(shop_db, shown) == [("Ana", 20.0)]
+    grouped = "SELECT country FROM customers GROUP BY country ORDER BY COUNT(*) DESC LIMIT 1"
+    assert apply_conventions(grouped, "sqlite", [SHOW], KEYS) == grouped.replace("country FROM", "country, COUNT(*) FROM")
+    for kept in ["SELECT name, amount FROM orders JOIN customers ON customers.id = orders.customer_id "
+                 "ORDER BY amount DESC LIMIT 1",                                      # shown
+                 "SELECT country, COUNT(*) AS n FROM customers GROUP BY country ORDER BY n DESC LIMIT 1",  # alias
+                 "SELECT name, id FROM customers ORDER BY 2 DESC LIMIT 1",            # position
+                 "SELECT name FROM customers ORDER BY id DESC",                        # no LIMIT: not a pick
+                 "SELECT DISTINCT country FROM customers ORDER BY id LIMIT 1"]:        # DISTINCT: rows could change
+        assert apply_conventions(kept, "sqlite", [SHOW], KEYS) == kept, kept
+
+
+def test_a_picked_date_comes_first_and_the_rank_figure_last() -> None:
+    sql = "SELECT amount FROM orders ORDER BY order_date DESC LIMIT 1"
+    assert apply_conventions(sql, "sqlite", [SHOW, DATES], KEYS) == (
+        "SELECT order_date, amount FROM orders ORDER BY order_date DESC LIMIT 1")
