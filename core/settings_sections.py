@@ -273,6 +273,11 @@ class GenerationSettings(BaseModel):
         "MIC, an enum value) when the question names neither the code nor its record's words, or point it at "
         "the one other code of that column the question names (tools.code_filters; no knowledge file, no effect).",
     )
+    fix_rate_direction: bool = Field(
+        True, description="Turn an amount multiplied by the conversion rate of its own row's currency (a rate the "
+        "knowledge file declares as quote per base, joined on the row's currency column) into a division "
+        "(tools.rate_direction; no rate record, no effect).",
+    )
     add_missing_joins: bool = Field(
         True, description="Join a table the candidate qualifies columns with but never joined, when exactly one of "
         "its tables has exactly one foreign key to it (database.missing_join).",

@@ -32,6 +32,11 @@ records are applied to the SQL, never rendered)."""
 _ID = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,79}$")
 
 
+RATE = re.compile(r"^\s*(?P<table>\w+)\.(?P<rate>\w+)\s*=\s*(?P<qtable>\w+)\.(?P<quote>\w+)\s+per\s+"
+                  r"(?P<btable>\w+)\.(?P<base>\w+)\s*$", re.IGNORECASE)
+"""The form of :attr:`KnowledgeRecord.rate`: ``FX_RT_D.FX_RT = FX_RT_D.QUOTE_CCY per FX_RT_D.BASE_CCY``."""
+
+
 class KnowledgeRecord(BaseModel):
     """One knowledge record (see the module docstring for the types).
 
@@ -57,6 +62,8 @@ class KnowledgeRecord(BaseModel):
             table), ``picked_date`` (``columns`` are dates shown whenever the query picks rows by them) or
             ``rank_measure`` (no columns: a list with one computed figure is ordered by it, largest first) or
             ``ranked_by`` (no columns: a top-n pick shows the figure it is ranked by).
+        rate: for a metric that is a conversion rate, ``TABLE.RATE = TABLE.QUOTE per TABLE.BASE`` (the rate is
+            units of the quote currency for one unit of the base; :mod:`tools.rate_direction` checks its use).
         provenance / status: where it came from; pending, approved or rejected (only approved reaches prompts).
         note: free text for reviewers (never shown to the model).
     """
@@ -75,6 +82,7 @@ class KnowledgeRecord(BaseModel):
     requires: list[str] = Field(default_factory=list)
     readings: list[str] = Field(default_factory=list)
     convention: Convention | None = None
+    rate: str | None = Field(None, max_length=200)
     provenance: Provenance = "human"
     status: Status = "pending"
     note: str | None = None
@@ -97,6 +105,15 @@ class KnowledgeRecord(BaseModel):
         for item in value:
             if item not in ("period", "date") and not re.match(r"^value:[\w$.]+\.[\w$]+(\|[\w$.]+\.[\w$]+)*$", item):
                 raise ValueError(f"requirement {item!r} must be period, date or value:TABLE.COLUMN[|TABLE.COLUMN]")
+        return value
+
+    @field_validator("rate")
+    @classmethod
+    def _rate_form(cls, value: str | None) -> str | None:
+        if value is not None:
+            found = RATE.match(value)
+            if not found or len({found["table"].lower(), found["qtable"].lower(), found["btable"].lower()}) != 1:
+                raise ValueError(f"rate {value!r} must read TABLE.RATE = TABLE.QUOTE per TABLE.BASE (one table)")
         return value
 
     @model_validator(mode="after")

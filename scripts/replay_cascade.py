@@ -10,8 +10,8 @@ ends it (a failing one first gets its missing joins, :mod:`database.missing_join
 dropped, filters on unasked values dropped, dates read as of the last day on or before; value matches are not recorded, so only the question names a
 value here). When a rescue returns rows the cascade would have stopped there, without the later model calls.
 The final SQL's date filters then move after its look-back windows (:mod:`database.window_scope`);
-with ``--knowledge`` filters on codes the question never names are dropped from every candidate
-(:mod:`tools.code_filters`) and the approved answer conventions shape the final SQL
+with ``--knowledge`` rates of a row's own currency divide (:mod:`tools.rate_direction`) and filters on codes
+the question never names are dropped (:mod:`tools.code_filters`) in every candidate and the approved answer conventions shape the final SQL
 (:mod:`tools.answer_shape`). Prints strict EX before/after with the paired difference and every changed question. Needs no model; the
 later candidates are the recorded ones, so this is exact for every question up to the first rescue.
 """
@@ -33,11 +33,12 @@ from database.missing_join import add_missing_joins  # noqa: E402
 from database.window_scope import lift_window_filters  # noqa: E402
 from eval.metrics import paired_bootstrap  # noqa: E402
 from knowledge.files import load_knowledge  # noqa: E402
-from scripts.replay_pruning import Databases, load_records, score  # noqa: E402
 from knowledge.lookup import KnowledgeMatcher  # noqa: E402
+from scripts.replay_pruning import Databases, load_records, score  # noqa: E402
 from tools.answer_shape import apply_conventions, conventions_of  # noqa: E402
 from tools.code_filters import code_bindings, fix_code_filters  # noqa: E402
 from tools.literals import degenerate, drop_unasked_filters, fix_literals, named_in  # noqa: E402
+from tools.rate_direction import fix_rate_direction, rate_specs  # noqa: E402
 
 
 def primary_keys(db: Database) -> dict[str, list[str]]:
@@ -83,6 +84,7 @@ def main() -> None:
     kb = load_knowledge(Path(args.knowledge)) if args.knowledge else None
     conventions = conventions_of(kb.presentations()) if kb else []
     bindings = code_bindings(kb.approved()) if kb else []
+    rates = rate_specs(kb.approved()) if kb else []
     matcher = KnowledgeMatcher([r for r in kb.approved() if r.type != "presentation"]) if kb else None
     rows = [r for r in load_records(args.records) if isinstance(r.get("candidates"), list)]
     dbs = Databases(args.sqlite, args.spider)
@@ -98,6 +100,9 @@ def main() -> None:
             sql = cand.get("sql")
             if not sql or cand.get("strategy") in ("relaxed", "literal", "unasked", "as_of"):
                 continue
+            if rates and (turned := fix_rate_direction(sql, db.dialect, rates)):
+                changed.append((row["qid"], "rates", sql, turned))
+                sql = turned
             if matcher is not None and (coded := fix_code_filters(sql, db.dialect, str(row["question"]), bindings,
                                                                   matcher)):
                 changed.append((row["qid"], "codes", sql, coded))

@@ -31,8 +31,9 @@ from tools.answer_shape import apply_conventions, conventions_of
 from tools.base import ToolContext
 from tools.code_filters import fix_code_filters
 from tools.coverage import question_names_table
-from tools.knowledge import approved_codes, approved_presentations, approved_views
+from tools.knowledge import approved_codes, approved_presentations, approved_rates, approved_views
 from tools.probes import plan_probes, run_probes
+from tools.rate_direction import fix_rate_direction
 
 _FENCE = re.compile(r"^```(?:sql)?\s*|\s*```$", re.IGNORECASE)
 SQL_MAX_CHARS = 1500
@@ -125,6 +126,8 @@ def rewrite_sql(ctx: ToolContext, sql: str, question: str = "") -> str:
     a table qualified but never joined is joined along its one foreign key
     (:func:`database.missing_join.add_missing_joins`, ``add_missing_joins``); with ``question``, filters on
     knowledge-bound codes the question never names are dropped (:mod:`tools.code_filters`, ``drop_unnamed_codes``);
+    an amount multiplied by its own currency's rate is divided instead (:mod:`tools.rate_direction`,
+    ``fix_rate_direction``);
     with ``question``, inner joins to tables the SQL never reads and the question never names are dropped
     (:func:`database.dangling.prune_dangling_joins`, ``prune_joins``); needless aliases and primary-key
     self-joins are removed, keeping the result (:func:`database.simplify.simplify_sql`, ``simplify_sql``);
@@ -142,6 +145,9 @@ def rewrite_sql(ctx: ToolContext, sql: str, question: str = "") -> str:
         steps.append(lambda s: fix_qualifiers(s, ctx.db.dialect, columns))
     if catalog is not None and cfg.add_missing_joins:
         steps.append(lambda s: add_missing_joins(s, ctx.db.dialect, catalog.graph) or s)
+    rates = approved_rates(ctx.settings)
+    if rates:
+        steps.append(lambda s: fix_rate_direction(s, ctx.db.dialect, rates) or s)
     codes = approved_codes(ctx.settings) if question else None
     if codes is not None:
         steps.append(lambda s: fix_code_filters(s, ctx.db.dialect, question, *codes) or s)

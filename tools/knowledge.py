@@ -15,6 +15,7 @@ from knowledge.periods import periods_block
 from knowledge.records import KnowledgeBase, KnowledgeRecord
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
 from tools.code_filters import CodeBinding, code_bindings
+from tools.rate_direction import RateSpec, rate_specs
 
 _MATCHERS: dict[Path, tuple[KnowledgeBase, KnowledgeMatcher]] = {}
 _LOCK = threading.Lock()
@@ -74,6 +75,20 @@ def approved_codes(settings: Settings) -> tuple[list[CodeBinding], KnowledgeMatc
         return None
     bindings = code_bindings(kb.approved())
     return (bindings, matcher_for(path, kb)) if bindings else None
+
+
+def approved_rates(settings: Settings) -> list[RateSpec]:
+    """The rate declarations of the approved records ([] when off, missing or invalid; :mod:`tools.rate_direction`).
+
+    Follows ``retrieval.use_knowledge`` and ``generation.fix_rate_direction``.
+    """
+    path = settings.resolved_knowledge_path()
+    if not (settings.retrieval.use_knowledge and settings.generation.fix_rate_direction) or path is None:
+        return []
+    try:
+        return rate_specs(load_knowledge(path).approved())
+    except KnowledgeFileError:
+        return []
 
 
 class LookupKnowledgeArgs(BaseModel):
