@@ -273,6 +273,11 @@ class GenerationSettings(BaseModel):
         "MIC, an enum value) when the question names neither the code nor its record's words, or point it at "
         "the one other code of that column the question names (tools.code_filters; no knowledge file, no effect).",
     )
+    align_period_dates: bool = Field(
+        True, description="When the question names one period (a month, quarter, half or year) and a candidate's "
+        "two range bounds miss it (an example's quarter kept), move them onto the period's first and last day "
+        "(tools.period_dates).",
+    )
     fix_rate_direction: bool = Field(
         True, description="Turn an amount multiplied by the conversion rate of its own row's currency (a rate the "
         "knowledge file declares as quote per base, joined on the row's currency column) into a division "

@@ -10,6 +10,7 @@ ends it (a failing one first gets its missing joins, :mod:`database.missing_join
 dropped, filters on unasked values dropped, dates read as of the last day on or before; value matches are not recorded, so only the question names a
 value here). When a rescue returns rows the cascade would have stopped there, without the later model calls.
 The final SQL's date filters then move after its look-back windows (:mod:`database.window_scope`);
+date bounds copied from an example move onto the question's period (:mod:`tools.period_dates`);
 with ``--knowledge`` rates of a row's own currency divide (:mod:`tools.rate_direction`) and filters on codes
 the question never names are dropped (:mod:`tools.code_filters`) in every candidate and the approved answer conventions shape the final SQL
 (:mod:`tools.answer_shape`). Prints strict EX before/after with the paired difference and every changed question. Needs no model; the
@@ -38,6 +39,7 @@ from scripts.replay_pruning import Databases, load_records, score  # noqa: E402
 from tools.answer_shape import apply_conventions, conventions_of  # noqa: E402
 from tools.code_filters import code_bindings, fix_code_filters  # noqa: E402
 from tools.literals import degenerate, drop_unasked_filters, fix_literals, named_in  # noqa: E402
+from tools.period_dates import align_period_dates  # noqa: E402
 from tools.rate_direction import fix_rate_direction, rate_specs  # noqa: E402
 
 
@@ -100,6 +102,9 @@ def main() -> None:
             sql = cand.get("sql")
             if not sql or cand.get("strategy") in ("relaxed", "literal", "unasked", "as_of"):
                 continue
+            if aligned := align_period_dates(sql, db.dialect, str(row["question"])):
+                changed.append((row["qid"], "period", sql, aligned))
+                sql = aligned
             if rates and (turned := fix_rate_direction(sql, db.dialect, rates)):
                 changed.append((row["qid"], "rates", sql, turned))
                 sql = turned

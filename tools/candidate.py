@@ -32,6 +32,7 @@ from tools.base import ToolContext
 from tools.code_filters import fix_code_filters
 from tools.coverage import question_names_table
 from tools.knowledge import approved_codes, approved_presentations, approved_rates, approved_views
+from tools.period_dates import align_period_dates
 from tools.probes import plan_probes, run_probes
 from tools.rate_direction import fix_rate_direction
 
@@ -126,7 +127,8 @@ def rewrite_sql(ctx: ToolContext, sql: str, question: str = "") -> str:
     a table qualified but never joined is joined along its one foreign key
     (:func:`database.missing_join.add_missing_joins`, ``add_missing_joins``); with ``question``, filters on
     knowledge-bound codes the question never names are dropped (:mod:`tools.code_filters`, ``drop_unnamed_codes``);
-    an amount multiplied by its own currency's rate is divided instead (:mod:`tools.rate_direction`,
+    with ``question``, two date bounds that miss its one period are moved onto it (:mod:`tools.period_dates`,
+    ``align_period_dates``); an amount multiplied by its own currency's rate is divided instead (:mod:`tools.rate_direction`,
     ``fix_rate_direction``);
     with ``question``, inner joins to tables the SQL never reads and the question never names are dropped
     (:func:`database.dangling.prune_dangling_joins`, ``prune_joins``); needless aliases and primary-key
@@ -145,6 +147,8 @@ def rewrite_sql(ctx: ToolContext, sql: str, question: str = "") -> str:
         steps.append(lambda s: fix_qualifiers(s, ctx.db.dialect, columns))
     if catalog is not None and cfg.add_missing_joins:
         steps.append(lambda s: add_missing_joins(s, ctx.db.dialect, catalog.graph) or s)
+    if question and cfg.align_period_dates:
+        steps.append(lambda s: align_period_dates(s, ctx.db.dialect, question) or s)
     rates = approved_rates(ctx.settings)
     if rates:
         steps.append(lambda s: fix_rate_direction(s, ctx.db.dialect, rates) or s)
