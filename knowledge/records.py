@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from knowledge.view_sql import IDENTIFIER, view_columns
 
 RecordType = Literal["metric", "term", "rule", "enum", "synonym", "view", "presentation"]
-Convention = Literal["identify", "picked_date", "rank_measure", "ranked_by"]
+Convention = Literal["identify", "picked_date", "rank_measure", "ranked_by", "series"]
 Provenance = Literal["human", "mined", "llm"]
 Status = Literal["pending", "approved", "rejected"]
 TYPES: tuple[RecordType, ...] = ("view", "rule", "metric", "term", "enum", "synonym", "presentation")
@@ -61,7 +61,8 @@ class KnowledgeRecord(BaseModel):
         convention: for a presentation record, ``identify`` (``columns`` name each listed entity of their one
             table), ``picked_date`` (``columns`` are dates shown whenever the query picks rows by them) or
             ``rank_measure`` (no columns: a list with one computed figure is ordered by it, largest first) or
-            ``ranked_by`` (no columns: a top-n pick shows the figure it is ranked by).
+            ``ranked_by`` (no columns: a top-n pick shows the figure it is ranked by) or ``series`` (``columns``
+            are dates: a window computed over one of them shows the date and the column it reads).
         rate: for a metric that is a conversion rate, ``TABLE.RATE = TABLE.QUOTE per TABLE.BASE`` (the rate is
             units of the quote currency for one unit of the base; :mod:`tools.rate_direction` checks its use).
         provenance / status: where it came from; pending, approved or rejected (only approved reaches prompts).

@@ -16,6 +16,8 @@ this module adds the columns they name to a query's SELECT list, deterministical
 - ``rank_measure``: a list with one computed figure and no ORDER BY is ordered by the figure, largest first
   (:mod:`tools.answer_order`); applied before ``identify``, whose column then only orders ties.
 - ``ranked_by``: a top-n pick (``ORDER BY x DESC LIMIT n``) shows ``x`` (:mod:`tools.answer_order`).
+- ``series``: a window over one of the record's dates shows that date and the column the window reads
+  (:mod:`tools.answer_series`).
 - ``picked_date``: the query picks the rows by one of the record's date columns (``ORDER BY d ... LIMIT n``, or
   ``d = (subquery)`` such as the latest date) and does not show it -> it is prepended.
 
@@ -33,6 +35,7 @@ from sqlglot import exp
 from database.sql_sources import parse_select, tables
 from knowledge.records import KnowledgeRecord
 from tools.answer_order import rank_by_figure, show_rank_key
+from tools.answer_series import show_series_inputs
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,7 @@ class Convention:
     """One presentation record in the form the rewrite uses.
 
     Attributes:
-        kind: ``identify``, ``picked_date``, ``rank_measure`` or ``ranked_by``.
+        kind: ``identify``, ``picked_date``, ``rank_measure``, ``ranked_by`` or ``series``.
         columns: ``(table, column)`` pairs as the database spells them; for ``identify`` all of one table, in
             display order. Matching ignores case.
     """
@@ -75,6 +78,8 @@ def apply_conventions(sql: str, dialect: str, conventions: list[Convention],
             changed |= rank_by_figure(tree, dialect)
         elif convention.kind == "ranked_by":
             changed |= show_rank_key(tree)
+        elif convention.kind == "series":
+            changed |= show_series_inputs(tree, convention.columns)
         elif convention.kind == "identify":
             changed |= _identify(tree, convention, keys, dialect)
         elif convention.kind == "picked_date":

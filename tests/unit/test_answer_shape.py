@@ -172,3 +172,27 @@ def test_a_picked_date_comes_first_and_the_rank_figure_last() -> None:
     sql = "SELECT amount FROM orders ORDER BY order_date DESC LIMIT 1"
     assert apply_conventions(sql, "sqlite", [SHOW, DATES], KEYS) == (
         "SELECT order_date, amount FROM orders ORDER BY order_date DESC LIMIT 1")
+
+
+SERIES = Convention("series", (("orders", "order_date"),))
+
+
+def test_a_window_series_shows_its_date_and_the_column_it_reads(shop_db: Path) -> None:
+    running = "SELECT SUM(amount) OVER (ORDER BY order_date) AS total FROM orders"
+    shown = apply_conventions(running, "sqlite", [SERIES], KEYS)
+    assert shown == "SELECT order_date, amount, SUM(amount) OVER (ORDER BY order_date) AS total FROM orders"
+    assert rows(shop_db, shown) == [("2024-01-02", 10.5, 10.5), ("2024-02-03", 20.0, 30.5), ("2024-02-04", 7.25, 37.75)]
+    nested = ("SELECT w.order_date, w.ma FROM (SELECT order_date, AVG(amount) OVER (ORDER BY order_date ROWS "
+              "BETWEEN 1 PRECEDING AND CURRENT ROW) AS ma FROM orders) AS w WHERE w.order_date >= '2024-02-01'")
+    assert apply_conventions(nested, "sqlite", [SERIES], KEYS) == (
+        "SELECT w.amount, w.order_date, w.ma FROM (SELECT order_date, AVG(amount) OVER (ORDER BY order_date ROWS "
+        "BETWEEN 1 PRECEDING AND CURRENT ROW) AS ma, amount FROM orders) AS w WHERE w.order_date >= '2024-02-01'")
+
+
+def test_pinned_grouped_and_foreign_order_series_are_left_alone() -> None:
+    for sql in ["SELECT ma FROM (SELECT order_date, AVG(amount) OVER (ORDER BY order_date) AS ma FROM orders) "
+                "WHERE order_date = '2024-02-03'",                                    # one day: one value answers
+                "SELECT ROW_NUMBER() OVER (ORDER BY id) AS n FROM orders",             # not ordered by a date
+                "SELECT order_date, amount, SUM(amount) OVER (ORDER BY order_date) FROM orders",  # shown
+                "SELECT SUM(amount) OVER (ORDER BY order_date) FROM orders LIMIT 1"]:  # a pick
+        assert apply_conventions(sql, "sqlite", [SERIES], KEYS) == sql, sql
