@@ -24,10 +24,10 @@ def ranked_figure(select: exp.Select) -> tuple[exp.Expr, exp.Expr] | None:
     """(figure, first label) of a list with one computed figure and no time axis (see the module); else None."""
     figures = [p for p in select.expressions if _figure(p, select)]
     labels = [p for p in select.expressions if p not in figures]
-    if len(figures) != 1 or not labels or any(_time_axis(p) for p in labels):
+    if len(figures) != 1 or not labels or any(time_axis(p) for p in labels):
         return None
     group = select.args.get("group")
-    if group is not None and any(_time_axis(g) for g in group.expressions):
+    if group is not None and any(time_axis(g) for g in group.expressions):
         return None
     return figures[0], labels[0]
 
@@ -42,8 +42,8 @@ def _figure(projection: exp.Expr, select: exp.Select) -> bool:
     return isinstance(inner, _ARITHMETIC) and inner.find(exp.Column) is not None
 
 
-def _time_axis(node: exp.Expr) -> bool:
-    """Is ``node`` (a projection or group key) a date function or a column named like a date?"""
+def time_axis(node: exp.Expr) -> bool:
+    """Is ``node`` (a projection, group or order key) a date function or a column named like a date?"""
     inner = node.this if isinstance(node, exp.Alias) else node
     alias = node.alias if isinstance(node, exp.Alias) else ""
     if isinstance(inner, exp.Column):

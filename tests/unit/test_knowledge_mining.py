@@ -107,7 +107,7 @@ def test_answer_conventions_are_mined_from_what_listing_and_picking_queries_show
         "SELECT amount FROM orders ORDER BY amount DESC LIMIT 2",
     ]
     hints = mine_workload(log)
-    assert hints.listings["customers"] == 3 and hints.listed_columns["customers.name"] == 3
+    assert hints.shapes.listings["customers"] == 3 and hints.shapes.listed_columns["customers.name"] == 3
     proposed = {r.id: r for r in propose_records(hints, KnowledgeBase(), min_count=2) if r.type == "presentation"}
     assert proposed["mined_identify_customers"].columns == ["customers.id", "customers.name"]
     assert proposed["mined_identify_customers"].convention == "identify"
@@ -122,11 +122,31 @@ def test_a_ranking_convention_is_proposed_when_lists_with_one_figure_are_ordered
               "SELECT amount * 2 AS doubled FROM orders WHERE id = 1",                # no label, one row
               "SELECT country, COUNT(*) AS n FROM customers GROUP BY country ORDER BY n DESC LIMIT 1"]  # a pick
     hints = mine_workload(ranked + others)
-    assert (hints.ranked_lists, hints.ranked_desc) == (2, 2)
+    assert (hints.shapes.ranked_lists, hints.shapes.ranked_desc) == (2, 2)
     proposed = {r.id: r for r in propose_records(hints, KnowledgeBase(), min_count=2)}
     assert proposed["mined_rank_measure"].convention == "rank_measure"
     assert proposed["mined_rank_measure"].status == "pending"
     unordered = mine_workload([*ranked, "SELECT country, COUNT(*) AS n FROM customers GROUP BY country",
                                "SELECT name, id * 2 AS x FROM customers"])
-    assert (unordered.ranked_lists, unordered.ranked_desc) == (4, 2)
+    assert (unordered.shapes.ranked_lists, unordered.shapes.ranked_desc) == (4, 2)
     assert "mined_rank_measure" not in {r.id for r in propose_records(unordered, KnowledgeBase(), min_count=2)}
+
+
+def test_rank_pick_and_series_conventions_are_mined_and_never_proposed_twice() -> None:
+    log = ["SELECT c.name, SUM(o.amount) AS total FROM orders o JOIN customers c ON c.id = o.customer_id "
+           "GROUP BY c.name ORDER BY total DESC LIMIT 1",
+           "SELECT name, id FROM customers ORDER BY id DESC LIMIT 2",
+           "SELECT amount FROM orders ORDER BY order_date DESC LIMIT 1",                 # a date pick: not counted
+           "SELECT order_date, amount, SUM(amount) OVER (ORDER BY order_date) AS run FROM orders",
+           "SELECT d, amount, ma FROM (SELECT o.order_date AS d, o.amount, AVG(o.amount) OVER "
+           "(ORDER BY o.order_date) AS ma FROM orders o)",                               # through a derived table
+           "SELECT SUM(amount) OVER (ORDER BY order_date) AS run FROM orders"]           # not shown
+    shapes = mine_workload(log).shapes
+    assert (shapes.rank_picks, shapes.rank_shown) == (2, 2)
+    assert shapes.series["orders.order_date"] == 3 and shapes.series_shown["orders.order_date"] == 1
+    proposed = {r.id: r for r in propose_records(mine_workload(log[:4] * 2), KnowledgeBase(), min_count=2)}
+    assert proposed["mined_ranked_by"].convention == "ranked_by"
+    assert proposed["mined_series"].columns == ["orders.order_date"]
+    assert "mined_series" not in {r.id for r in propose_records(mine_workload(log), KnowledgeBase(), min_count=2)}
+    kb = KnowledgeBase(records=list(proposed.values()))
+    assert not {"mined_ranked_by", "mined_series"} & {r.id for r in propose_records(mine_workload(log[:4] * 2), kb)}
