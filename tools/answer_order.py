@@ -35,7 +35,8 @@ def rank_by_figure(select: exp.Select, dialect: str) -> bool:
     key = exp.column(figure.alias) if figure.alias else figure.copy()
     select.order_by(exp.Ordered(this=key, desc=True), copy=False)
     tie = exp.column(first.alias) if first.alias else first.copy()
-    select.order_by(tie, append=True, dialect=dialect, copy=False)
+    if tie.sql(dialect=dialect) != key.sql(dialect=dialect):  # two projections of one name: no tie-break by it
+        select.order_by(tie, append=True, dialect=dialect, copy=False)
     return True
 
 

@@ -75,7 +75,7 @@ def apply_conventions(sql: str, dialect: str, conventions: list[Convention],
     order = {"rank_measure": 0, "ranked_by": 2}  # ranking before tie-breaks; a pick's date before its figure
     for convention in sorted(conventions, key=lambda c: order.get(c.kind, 1)):
         if convention.kind == "rank_measure":
-            changed |= rank_by_figure(tree, dialect)
+            changed |= not _one_entity(tree, conventions, keys) and rank_by_figure(tree, dialect)
         elif convention.kind == "ranked_by":
             changed |= show_rank_key(tree)
         elif convention.kind == "series":
@@ -85,6 +85,22 @@ def apply_conventions(sql: str, dialect: str, conventions: list[Convention],
         elif convention.kind == "picked_date":
             changed |= _picked_date(tree, convention)
     return tree.sql(dialect=dialect) if changed else sql
+
+
+def _one_entity(select: exp.Select, conventions: list[Convention], keys: dict[str, list[str]]) -> bool:
+    """Does ``select`` pin one entity of an ``identify`` table (``TICKER = 'AAPL'``)? Its one row needs no order."""
+    where = select.args.get("where")
+    if where is None:
+        return False
+    for convention in conventions:
+        if convention.kind != "identify":
+            continue
+        table = convention.columns[0][0].lower()
+        names = _aliases(select).get(table)
+        pins = {c.lower() for _, c in convention.columns} | set(keys.get(table, []))
+        if names and _pinned(where.this, names, pins, _table_count(select)):
+            return True
+    return False
 
 
 def _aliases(select: exp.Select) -> dict[str, list[str]]:

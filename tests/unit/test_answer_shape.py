@@ -196,3 +196,8 @@ def test_pinned_grouped_and_foreign_order_series_are_left_alone() -> None:
                 "SELECT order_date, amount, SUM(amount) OVER (ORDER BY order_date) FROM orders",  # shown
                 "SELECT SUM(amount) OVER (ORDER BY order_date) FROM orders LIMIT 1"]:  # a pick
         assert apply_conventions(sql, "sqlite", [SERIES], KEYS) == sql, sql
+
+
+def test_a_figure_of_one_pinned_entity_is_not_ranked() -> None:
+    one = "SELECT name, id * 2 AS x FROM customers WHERE name = 'Ana'"
+    assert apply_conventions(one, "sqlite", [NAMES, RANK], KEYS) == one
