@@ -31,19 +31,28 @@ def matcher_for(path: Path, kb: KnowledgeBase) -> KnowledgeMatcher:
         return cached[1]
 
 
+def _knowledge_base(settings: Settings, enabled: bool = True) -> tuple[Path, KnowledgeBase] | None:
+    """The configured knowledge file and its base (None: off, not configured or invalid).
+
+    None when ``retrieval.use_knowledge`` or ``enabled`` is off; answering then goes on without the file.
+    """
+    path = settings.resolved_knowledge_path()
+    if not (settings.retrieval.use_knowledge and enabled) or path is None:
+        return None
+    try:
+        return path, load_knowledge(path)
+    except KnowledgeFileError:
+        return None
+
+
 def approved_views(settings: Settings) -> list[KnowledgeRecord]:
     """The approved view records of the configured database's knowledge file ([] when off, missing or invalid).
 
     Views are part of the schema the model reads (:mod:`knowledge.views`), so they follow
     ``retrieval.use_knowledge`` like the definitions do.
     """
-    path = settings.resolved_knowledge_path()
-    if not settings.retrieval.use_knowledge or path is None:
-        return []
-    try:
-        return load_knowledge(path).views()
-    except KnowledgeFileError:
-        return []
+    found = _knowledge_base(settings)
+    return found[1].views() if found else []
 
 
 def approved_presentations(settings: Settings) -> list[KnowledgeRecord]:
@@ -52,13 +61,8 @@ def approved_presentations(settings: Settings) -> list[KnowledgeRecord]:
     They shape every answer's columns (:mod:`tools.answer_shape`) and follow ``retrieval.use_knowledge`` and
     ``generation.answer_conventions``.
     """
-    path = settings.resolved_knowledge_path()
-    if not (settings.retrieval.use_knowledge and settings.generation.answer_conventions) or path is None:
-        return []
-    try:
-        return load_knowledge(path).presentations()
-    except KnowledgeFileError:
-        return []
+    found = _knowledge_base(settings, settings.generation.answer_conventions)
+    return found[1].presentations() if found else []
 
 
 def approved_codes(settings: Settings) -> tuple[list[CodeBinding], KnowledgeMatcher] | None:
@@ -66,15 +70,11 @@ def approved_codes(settings: Settings) -> tuple[list[CodeBinding], KnowledgeMatc
 
     Follows ``retrieval.use_knowledge`` and ``generation.drop_unnamed_codes`` (:mod:`tools.code_filters`).
     """
-    path = settings.resolved_knowledge_path()
-    if not (settings.retrieval.use_knowledge and settings.generation.drop_unnamed_codes) or path is None:
+    found = _knowledge_base(settings, settings.generation.drop_unnamed_codes)
+    if found is None:
         return None
-    try:
-        kb = load_knowledge(path)
-    except KnowledgeFileError:
-        return None
-    bindings = code_bindings(kb.approved())
-    return (bindings, matcher_for(path, kb)) if bindings else None
+    bindings = code_bindings(found[1].approved())
+    return (bindings, matcher_for(*found)) if bindings else None
 
 
 def approved_rates(settings: Settings) -> list[RateSpec]:
@@ -82,13 +82,8 @@ def approved_rates(settings: Settings) -> list[RateSpec]:
 
     Follows ``retrieval.use_knowledge`` and ``generation.fix_rate_direction``.
     """
-    path = settings.resolved_knowledge_path()
-    if not (settings.retrieval.use_knowledge and settings.generation.fix_rate_direction) or path is None:
-        return []
-    try:
-        return rate_specs(load_knowledge(path).approved())
-    except KnowledgeFileError:
-        return []
+    found = _knowledge_base(settings, settings.generation.fix_rate_direction)
+    return rate_specs(found[1].approved()) if found else []
 
 
 class LookupKnowledgeArgs(BaseModel):

@@ -16,6 +16,7 @@ constraints); this checks the arithmetic against it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -69,10 +70,17 @@ def fix_rate_direction(sql: str, dialect: str, specs: Sequence[RateSpec]) -> str
     return tree.sql(dialect=dialect) if changed else None
 
 
+@functools.cache
+def _division_flags(dialect: str) -> tuple[object, object]:
+    """The ``typed`` and ``safe`` flags of ``a / b`` as ``dialect`` parses it."""
+    proto = sqlglot.parse_one("SELECT a / b", read=dialect).expressions[0]
+    return proto.args.get("typed"), proto.args.get("safe")
+
+
 def _divide(amount: exp.Expr, rate: exp.Expr, dialect: str) -> exp.Div:
     """``amount / rate`` with the dialect's own division flags (so no cast is written for it)."""
-    proto = sqlglot.parse_one("SELECT a / b", read=dialect).expressions[0]
-    return exp.Div(this=amount, expression=rate, typed=proto.args.get("typed"), safe=proto.args.get("safe"))
+    typed, safe = _division_flags(dialect)
+    return exp.Div(this=amount, expression=rate, typed=typed, safe=safe)
 
 
 def _own_currency_rates(select: exp.Select, specs: Sequence[RateSpec]) -> dict[str, RateSpec]:
