@@ -244,7 +244,10 @@ def make_answer(state: AgentState, ctx: ToolContext) -> Answer:
     if good:
         v = good[-1].value
         chart = next((r.value["spec"] for r in reversed(ordered) if r.ok and r.kind == "chart"), None)
-        return organize(state["question"], v["sql"], v["columns"], v["rows"], v["truncated"], ctx, chart=chart)
+        answer = organize(state["question"], v["sql"], v["columns"], v["rows"], v["truncated"], ctx, chart=chart)
+        if decision is not None and decision.get("evidence", {}).get("term_checks"):
+            answer.term_checks = list(decision["evidence"]["term_checks"])
+        return answer
     first_error = next((r.error for r in ordered if not r.ok), None)  # the root cause; later ones cascade
     text = f"I could not answer this question: {first_error or 'no query was executed'}"
     return Answer(status="error", text=text, sql=sql)

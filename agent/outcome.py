@@ -49,6 +49,9 @@ class Outcome(BaseModel):
         "(missing parameter) or a refusal (missing data); see tools.answerability.")
     readings: list[str] = Field(default_factory=list, description="clarify: rephrased questions to choose from.")
     missing: str | None = Field(None, description="follow_up: the parameter to give; refuse: the missing data.")
+    term_checks: list[dict[str, Any]] = Field(
+        default_factory=list, description="Question words no documented column accounts for, with the likeliest "
+        "columns and stored values (tools.term_check.TermCheck dicts): which column means the word?")
     definitions: list[str] = Field(
         default_factory=list,
         description="Names of the business definitions (knowledge records) shown to the generator that the SQL "
@@ -108,7 +111,7 @@ class Outcome(BaseModel):
         return cls(
             answer=answer.text, status=answer.status, sql=answer.sql, columns=answer.columns, rows=answer.rows,
             truncated=answer.truncated, chart=answer.chart, show_sql=answer.show_sql,
-            kind=answer.kind, readings=answer.readings, missing=answer.missing,
+            kind=answer.kind, readings=answer.readings, missing=answer.missing, term_checks=answer.term_checks,
             candidates=[{k: o.get(k) for k in ("index", "strategy", "status", "row_count", "sql", "error")}
                         for o in last.get("outcomes", [])],
             judge=last.get("judge"), verifier=last.get("verifier"),

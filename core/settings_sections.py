@@ -333,6 +333,14 @@ class AnswerabilitySettings(BaseModel):
         "with scripts/measure_answerability.py --llm: boundary set kind accuracy 59/60; answerable questions "
         "refused: Spider-dev 200 2, demo 59 none, reworded 15 none, French 15 none. Off: such questions are "
         "answered (boundary refusals then go unanswered as refusals).")
+    missing_data: Literal["ask", "refuse"] = Field(
+        "ask", description="What a question word found nowhere in the schema, its documentation, the definitions, "
+        "the linked values or the retrieved examples leads to. ask: answer with the likeliest columns and ask the "
+        "analyst which column means the word (options with stored values; the choice is saved as a pending "
+        "synonym record; no model call). refuse: the model check below may refuse or clarify. On held-out "
+        "real-world databases with undocumented columns (t_fed_rev, c14) refuse turned away 26 of 87 answerable "
+        "questions; the cost of ask is that a question about data the database truly lacks gets an answer from "
+        "the closest columns, flagged with the words it could not place.")
     common_word_zipf: float = Field(
         5.0, ge=0.0, le=8.0, description="English words at least this frequent (wordfreq Zipf scale) never count as "
         "uncovered (French: this + 0.5).")

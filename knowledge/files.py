@@ -105,3 +105,40 @@ def save_knowledge(path: Path, kb: KnowledgeBase) -> None:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+_WRITE_LOCK = threading.Lock()
+
+
+def propose_synonym(path: Path, term: str, table: str, column: str, *, user: str = "") -> str:
+    """Add (or extend) a pending synonym record saying ``term`` means ``table.column``; returns its id.
+
+    The record's id is ``syn.<table>.<column>`` (lower-cased, a slug); an existing record of that id gains the
+    term as one more synonym and keeps its status unless it was rejected (then it is pending again), so a
+    reviewer's approval is never undone silently and nothing stored is lost (atomic save). The record is
+    ``provenance: human`` (an analyst chose the column) and reaches prompts only once approved.
+
+    Raises:
+        KnowledgeFileError: the file exists but cannot be read.
+        ValueError: an empty term, or a table/column name that makes no valid id.
+    """
+    from knowledge.records import KnowledgeRecord
+
+    term = " ".join(term.split())
+    if not term:
+        raise ValueError("the term is empty")
+    slug = "".join(ch if ch.isalnum() or ch in "_.-" else "_" for ch in f"syn.{table}.{column}".lower())[:80]
+    with _WRITE_LOCK:
+        kb = load_knowledge(path)
+        old = kb.get(slug)
+        who = f" (chosen by {user})" if user else ""
+        if old is not None:
+            status = "pending" if old.status == "rejected" else old.status
+            record = old.model_copy(update={"synonyms": list(dict.fromkeys([*old.synonyms, term])), "status": status})
+        else:
+            record = KnowledgeRecord(id=slug, type="synonym", name=f"{table}.{column}", synonyms=[term],
+                                     definition=f"'{term}' in a question means the column {table}.{column}.",
+                                     tables=[table], columns=[f"{table}.{column}"], provenance="human",
+                                     status="pending", note=f"An analyst picked this column for '{term}'{who}.")
+        save_knowledge(path, kb.upsert(record))
+    return slug

@@ -72,3 +72,43 @@ def nearest_schema_names(words: Sequence[str], catalog: TableCatalog, embed: Emb
         return {}
     sims = _unit(embed(list(words))) @ matrix.T
     return {w: (phrases[int(row.argmax())], round(float(row.max()), 4)) for w, row in zip(words, sims, strict=True)}
+
+
+def _abbreviates(part: str, word: str) -> bool:
+    """True when the name part ``part`` can abbreviate ``word``.
+
+    That is its prefix ("rev" / "revenue") or its letters in order with the same first letter ("qty" /
+    "quantity", "amt" / "amount"); parts of two letters or fewer never count.
+    """
+    part, word = part.lower(), word.lower()
+    if len(part) < 3 or len(part) >= len(word) or part[0] != word[0]:
+        return False
+    if word.startswith(part):
+        return True
+    rest = iter(word[1:])
+    return all(ch in rest for ch in part[1:])
+
+
+def rank_columns(word: str, catalog: TableCatalog, embed: Embed, *, tables: Sequence[str] = (),
+                 k: int = 3) -> list[tuple[str, str, float]]:
+    """The ``k`` columns most likely to hold what ``word`` names: ``[(table, column, score)]``, best first.
+
+    ``score`` (0-1) is the larger of the cosine similarity of ``word`` to ``"<table> <column>"`` (names split
+    into words) and 0.8 when a part of the column's name abbreviates ``word`` (:func:`_abbreviates`:
+    ``t_fed_rev`` for "revenue"). Only ``tables`` are searched when given (else every table). Used to ask the
+    analyst which column means a word the schema does not document, instead of declaring the data missing.
+    Raises whatever ``embed`` raises.
+    """
+    wanted = {t.lower() for t in tables}
+    pairs = [(t, c) for t in catalog.names if not wanted or t.lower() in wanted for c in catalog.columns.get(t, [])]
+    if not pairs or not word:
+        return []
+    phrases = [f"{split_identifier(t)} {split_identifier(c)}" for t, c in pairs]
+    sims = (_unit(embed([word])) @ _unit(embed(phrases)).T)[0]
+    scored = []
+    for (table, column), sim in zip(pairs, sims, strict=True):
+        parts = re.split(r"[\s]+", split_identifier(column))
+        abbreviation = 0.8 if any(_abbreviates(p, word) for p in parts) else 0.0
+        scored.append((table, column, round(max(float(sim), abbreviation), 4)))
+    scored.sort(key=lambda item: -item[2])
+    return scored[:k]

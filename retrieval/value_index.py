@@ -14,7 +14,7 @@ import hashlib
 import json
 import re
 import weakref
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -255,6 +255,14 @@ class DbValues:
     position: dict[tuple[str, str, str], int]
     by_value: dict[str, list[int]]
     signature: tuple[int, str | None] = (0, None)
+
+    def column_sizes(self) -> dict[tuple[str, str], int]:
+        """Indexed values per ``(table, column)`` (computed once per instance)."""
+        sizes = self.__dict__.get("_sizes")
+        if sizes is None:
+            sizes = dict(Counter((e.table, e.column) for e in self.entries))
+            self.__dict__["_sizes"] = sizes
+        return sizes
 
     @classmethod
     def of(cls, entries: list[ValueEntry], signature: tuple[int, str | None] = (0, None)) -> DbValues:

@@ -61,13 +61,35 @@ def whole_value(mention: Mention, value: str) -> bool:
     return mention.norm in {normalize(value), " ".join(core_of(tokens))}
 
 
-def plausible(mention: Mention, value: str, schema: frozenset[str]) -> bool:
-    """Whether ``mention`` may refer to the stored ``value`` (see the module docstring for the rules)."""
+FREE_TEXT_VALUES = 100
+"""A column with more indexed values than this holds free text (titles, names), not a short list of categories."""
+_NAMING = re.compile(r"\b(?:called|named|titled|entitled|labell?ed)\s*[\"“'‘]?\s*$", re.IGNORECASE)
+
+
+def marked_as_name(question: str, mention: Mention) -> bool:
+    """True when ``question`` marks ``mention`` as a name.
+
+    Quoted, capitalised, an upper-case code, or after "called", "named", "titled" ("the track called run").
+    """
+    return mention.kind in ("quoted", "caps", "ticker") or bool(_NAMING.search(question[: mention.start]))
+
+
+def plausible(mention: Mention, value: str, schema: frozenset[str], *, free_text: bool = False,
+              question: str = "") -> bool:
+    """Whether ``mention`` may refer to the stored ``value`` (see the module docstring for the rules).
+
+    ``free_text``: the value's column holds free text (more than :data:`FREE_TEXT_VALUES` values). There a
+    mention made only of common words must also be marked as a name (:func:`marked_as_name`): "How many tracks
+    run past 600 seconds?" does not name the track 'Run!', while "songs of the Rock genre" still names 'Rock'
+    (a short list of categories) and "the song called run" names the track.
+    """
     if mention.kind == "quoted":
         return True
     words = [w for w in mention.norm.split() if w not in STOPWORDS] or mention.norm.split()
     if schema and all(w in schema for w in words):
         return False
     if all(is_common_word(w) for w in words):
+        if free_text and not marked_as_name(question, mention):
+            return False
         return whole_value(mention, value)
     return True

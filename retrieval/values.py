@@ -29,7 +29,7 @@ from core.llm import LLMError, LLMProvider, UsageLog, chat, invoke_structured
 from retrieval.store import VALUES_INDEX, Hit, VectorStore
 from retrieval.value_index import DbValues, ValueEntry, build_value_index, index_values, load_values
 from retrieval.value_matching import Mention, extract_mentions
-from retrieval.value_plausibility import plausible
+from retrieval.value_plausibility import FREE_TEXT_VALUES, plausible
 
 __all__ = ["ValueMatch", "build_value_index", "choose_options", "index_values", "search_values"]
 
@@ -179,6 +179,12 @@ def _embedding_scores(
     return found
 
 
+def _plausible(mention: Mention, entry: ValueEntry, data: DbValues, schema: frozenset[str], question: str) -> bool:
+    """:func:`retrieval.value_plausibility.plausible` for ``entry``, knowing whether its column is free text."""
+    free_text = data.column_sizes().get((entry.table, entry.column), 0) > FREE_TEXT_VALUES
+    return plausible(mention, entry.value, schema, free_text=free_text, question=question)
+
+
 def search_values(
     question: str,
     db_key: str,
@@ -221,7 +227,7 @@ def search_values(
             if s > scores.get(i, (0.0, ""))[0]:
                 scores[i] = (s, "embedding")
         options = [o for o in _options(mention, scores, data)
-                   if plausible(mention, data.entries[o.primary(data.entries)].value, schema)]
+                   if _plausible(mention, data.entries[o.primary(data.entries)], data, schema, question)]
         if options and options[0].score >= MIN_SCORE:
             ranked.append((mention, options))
     ranked.sort(key=_span_rank)

@@ -8,8 +8,14 @@ already gathered, cheaply on answerable questions:
    (:mod:`knowledge.parameters`): "top 5 stocks by return" without a period.
 2. **clarify** (no LLM): a record matched by its exact phrase lists ``readings`` (an ambiguous word) and the
    question uses none of their distinctive words: "the biggest companies" -> by market cap, by volume...
-3. **refuse** or **clarify** by one short structured LLM call, made only when some content words of the question
-   are *uncovered*: found nowhere in the database's table and column names, their documentation and sample
+3. **answer and ask which column** (``answerability.missing_data = "ask"``, the default): when some content words
+   of the question are *uncovered* (below), the answer goes ahead and the words that can name data come back as
+   :class:`tools.term_check.TermCheck` options (the likeliest columns with stored values), so the analyst can
+   say which column means the word. On databases nobody documented (columns such as ``t_fed_rev``, ``c14``) a
+   word found nowhere is no evidence of missing data: refusing there turned away about a quarter of the
+   answerable questions of held-out real-world databases. No model call is made.
+4. **refuse** or **clarify** (``missing_data = "refuse"``) by one short structured LLM call, made only when some
+   content words of the question are *uncovered*: found nowhere in the database's table and column names, their documentation and sample
    values, the business definitions, the linked values, nor among very common English words. "Apple's
    price-to-earnings ratio" on a prices database leaves "earnings" and "ratio" uncovered. The model's refusal
    counts only when the data it names as missing includes an uncovered word that can name data (a noun, not
@@ -51,6 +57,7 @@ from retrieval.term_similarity import nearest_schema_names
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
 from tools.coverage import can_name_data, is_french, schema_legibility, uncovered_terms, vocabulary
 from tools.masked_names import stored_as_values, stored_in_masked_columns
+from tools.term_check import term_checks
 
 Kind = Literal["answer", "clarify", "follow_up", "refuse"]
 
@@ -73,6 +80,8 @@ class CheckQuestionArgs(BaseModel):
     exact: list[str] = Field(default_factory=list, description="ids matched by a contiguous phrase")
     definitions: str = ""
     value_columns: list[str] = Field(default_factory=list, description="'table.column' of linked values")
+    examples_text: str = Field("", description="Questions and SQL of the retrieved (and approved) examples: "
+                               "their words count as covered.")
 
 
 def _missing_parameter(record: KnowledgeRecord, question: str, linked: set[str], ctx: ToolContext) -> str | None:
@@ -148,7 +157,9 @@ class CheckQuestionTool(Tool[CheckQuestionArgs]):
             value_columns=[f"{m.get('table', '')}.{m.get('column', '')}".lower() for m in matches],
             matched=[str(m[0]) for r in knowledge for m in r.value.get("matches", [])],
             exact=[str(m[0]) for r in knowledge for m in r.value.get("matches", []) if len(m) > 2 and m[2]],
-            definitions="".join(r.text for r in knowledge))
+            definitions="".join(r.text for r in knowledge),
+            examples_text="\n".join(f"{ex.get('question', '')} {ex.get('sql', '')}" for r in call.referenced("examples")
+                                    for ex in r.value.get("examples", [])))
 
     def run(self, args: CheckQuestionArgs, ctx: ToolContext) -> ToolResult:
         """Follow-up and clarify from the records, refuse or clarify by the model when words are uncovered."""
@@ -181,8 +192,8 @@ class CheckQuestionTool(Tool[CheckQuestionArgs]):
                 base = args.question.rstrip(" ?.")
                 return done("clarify", f"record {record.id} is ambiguous",
                             readings=[f"{base}, {r}?" for r in record.readings[:4]])
-        uncovered = uncovered_terms(args.question, vocabulary(ctx, records, args.schema_text, args.mentions),
-                                    cfg.common_word_zipf)
+        known = vocabulary(ctx, records, f"{args.schema_text}\n{args.examples_text}", args.mentions)
+        uncovered = uncovered_terms(args.question, known, cfg.common_word_zipf)
         names = stored_in_masked_columns(ctx, args.question, uncovered) if uncovered else set()
         if names:  # a person's name, stored in a masked column: known data, not a missing concept
             evidence["stored_names"] = sorted(names)
@@ -193,6 +204,12 @@ class CheckQuestionTool(Tool[CheckQuestionArgs]):
             uncovered = [w for w in uncovered if w not in values]
         uncovered = self._not_synonyms(ctx, uncovered, cfg.synonym_similarity, evidence)
         evidence["uncovered"] = uncovered
+        if uncovered and cfg.missing_data == "ask":
+            data_words = [w for w in uncovered if can_name_data(w, french=is_french(args.question))]
+            checks = term_checks(ctx, data_words[:2], args.tables) if data_words else []
+            evidence["term_checks"] = [c.model_dump() for c in checks]
+            return done("answer", "uncovered words: answering with the likeliest columns and asking which "
+                        "columns mean them (answerability.missing_data = ask)")
         if not uncovered or not cfg.llm_check:
             return done("answer", "all words covered" if not uncovered else "model check off")
         catalog = load_catalog(ctx.store, ctx.db.key) if ctx.store is not None else None

@@ -56,6 +56,7 @@ minimum maximum min max distinct unique id ids identifier identifiers code codes
 categories status own owns owned having held hold holds whose full
 january february march april may june july august september october november december
 jan feb mar apr jun jul aug sep sept oct nov dec
+avg num nbr qty pct amt cnt tot yr yrs mo mos wk wks hr hrs sec secs mins ytd mtd qtd yoy mom info stat stats
 """
 GENERIC = frozenset(normalise(_GENERIC_TEXT))
 """Question and analysis words that never name data by themselves (folded like questions are)."""
@@ -222,7 +223,7 @@ def question_names_table(question: str, table: str) -> bool:
     prefix of at least ``min(5, shorter length)`` letters with the shorter one four letters or more
     ("enrolment" ~ "enrolled", "ship" ~ "ships"); a run-together word ("countrylanguage") matches when the
     question has both parts ("country", "languages"). A name with no words (codes only) counts as named, so callers
-    that prune unnamed tables leave it alone. Used by dangling-join pruning (:mod:`database.dangling`):
+    that prune unnamed tables leave it alone. Used by dangling-join pruning (:mod:`rewrites.dangling`):
     "singers" names ``singer`` but not ``singer_in_concert``.
     """
     words = table_name_words(table)

@@ -43,6 +43,9 @@ class Answer(BaseModel):
         "answer", description="answer, or a clarification, follow-up question or refusal instead of SQL.")
     readings: list[str] = Field(default_factory=list, description="clarify: the rephrased questions to pick from.")
     missing: str | None = Field(None, description="follow_up: the parameter to give; refuse: the missing data.")
+    term_checks: list[dict[str, Any]] = Field(
+        default_factory=list, description="Question words no documented column accounts for, each with the "
+        "likeliest columns (tools.term_check.TermCheck dicts): the analyst may say which one means the word.")
 
 
 def _numbers(text: str) -> set[str]:

@@ -11,9 +11,11 @@ import streamlit as st
 from agent.context import AgentDeps
 from agent.outcome import Outcome
 from core.settings import Settings
+from knowledge.files import KnowledgeFileError, propose_synonym
 from records.feedback import FeedbackStore, send_to_langsmith
 from records.review import ReviewError, approve_feedback
 from tools.charts import ChartSpec, figure_from_spec
+from tools.term_check import TermCheck
 from ui.messages import explain
 
 
@@ -61,6 +63,8 @@ def show_turn(out: Outcome, settings: Settings, key: str) -> None:
             st.code(out.sql, language="sql", wrap_lines=True)
     if out.definitions:
         st.caption("Definitions used: " + "; ".join(out.definitions))
+    for i, check in enumerate(out.term_checks):
+        term_check_widget(TermCheck(**check), settings, f"{key}-{i}")
     if out.candidates:
         with st.expander("How the SQL was chosen"):
             st.dataframe(pd.DataFrame(out.candidates), width="stretch", hide_index=True)
@@ -109,3 +113,30 @@ def feedback_widget(out: Outcome, deps: AgentDeps, store: FeedbackStore, key: st
             record = store.update(record.id, comment=text.strip())
             send_to_langsmith(record, enabled=tracing_enabled(), comment_only=True)
             st.rerun()
+
+
+def term_check_widget(check: TermCheck, settings: Settings, key: str) -> None:
+    """Ask which offered column means ``check.term``; the choice is saved as a pending synonym record.
+
+    Shown under an answer whose question used a word no documented column accounts for. Without a knowledge
+    file path (a non-SQLite database with no ``knowledge_path``) the choice cannot be stored and a note says so.
+    """
+    if not check.options:
+        st.caption(f"No column seems to hold '{check.term}': the answer uses the closest data it found.")
+        return
+    labels = [f"{o.table}.{o.column}" + (f"  (e.g. {', '.join(o.samples)})" if o.samples else "") for o in check.options]
+    left, right = st.columns([3, 1])
+    pick = left.selectbox(f"Which column means '{check.term}'?", range(len(labels)), format_func=lambda i: labels[i],
+                          key=f"term-{key}")
+    if right.button("Save for review", key=f"term-save-{key}"):
+        path = settings.resolved_knowledge_path()
+        option = check.options[int(pick)]
+        if path is None:
+            st.warning("This database has no knowledge file path (set knowledge_path) to keep the choice.")
+            return
+        try:
+            record_id = propose_synonym(path, check.term, option.table, option.column)
+        except (KnowledgeFileError, ValueError, OSError) as exc:
+            st.warning(f"The choice could not be saved: {exc}")
+            return
+        st.success(f"Saved as the pending synonym record {record_id}; a reviewer approves it in the knowledge page.")

@@ -61,8 +61,8 @@ def test_clarify_offers_readings_unless_a_metric_settles_it(shop_settings: Setti
 def test_refuse_needs_uncovered_words_and_the_models_verdict(shop_settings: Settings,
                                                              shop_store: ChromaStore) -> None:
     refuse = {"kind": "refuse", "missing": "customer credit scores", "readings": []}
-    settings = shop_settings.model_copy(
-        update={"answerability": shop_settings.answerability.model_copy(update={"llm_check": True})})
+    settings = shop_settings.model_copy(update={"answerability": shop_settings.answerability.model_copy(
+        update={"llm_check": True, "missing_data": "refuse"})})
     from agent.runner import ask, build_deps
     from tests.support.scripted_model import ScriptedChatModel
 
@@ -94,6 +94,35 @@ def test_refuse_needs_uncovered_words_and_the_models_verdict(shop_settings: Sett
     settings = off
     out, _ = run("What is the credit score of Ana?", refuse)
     assert out.kind == "answer"
+
+
+def test_default_answers_and_asks_which_column_means_an_unknown_word(shop_settings: Settings,
+                                                                    shop_store: ChromaStore) -> None:
+    """A word found nowhere in the schema is no refusal by default: the answer comes with column options."""
+    from agent.runner import ask, build_deps
+    from tests.support.scripted_model import ScriptedChatModel
+
+    assert shop_settings.answerability.missing_data == "ask"
+    generator = ScriptedChatModel(script=_generator({"kind": "refuse", "missing": "credit scores", "readings": []}))
+    deps = build_deps(shop_settings, llm_overrides={"generator": generator,
+                                                    "organizer": ScriptedChatModel(replies=[{"text": "x"}])},
+                      store=shop_store)  # type: ignore[arg-type]
+    out = ask(deps, "What is the credit score of Ana?")
+    assert out.kind == "answer" and out.sql and out.rows
+    assert all("decide whether" not in _prompt_text(p) for p in generator.prompts)  # no model check
+    terms = {c["term"]: c for c in out.term_checks}
+    assert set(terms) & {"credit", "score"}
+    options = [o for c in out.term_checks for o in c["options"]]
+    assert options and all({"table", "column", "score", "samples"} <= set(o) for o in options)
+    assert any(o["samples"] for o in options)
+    assert out.to_json()["term_checks"] == out.term_checks  # in ask --json and stored runs
+
+
+def test_abbreviations_and_example_words_are_not_missing_data() -> None:
+    from tools.coverage import GENERIC
+
+    assert {"avg", "num", "qty", "pct"} <= GENERIC
+    assert uncovered_terms("avg invoice amount by country, sorted", {"invoice", "amount", "country"}, 5.0) == []
 
 
 def test_follow_up_reply_completes_the_pending_question() -> None:
@@ -189,7 +218,7 @@ def test_a_refusal_resting_on_a_verb_form_is_overruled(shop_settings: Settings, 
     from tools.base import ToolContext
 
     settings = shop_settings.model_copy(update={"answerability": shop_settings.answerability.model_copy(
-        update={"llm_check": True, "synonym_similarity": 1.01})})
+        update={"llm_check": True, "missing_data": "refuse", "synonym_similarity": 1.01})})
     args = CheckQuestionArgs(question="Which customers were audited by a broker?",
                              schema_text="CREATE TABLE customers (id INTEGER, name TEXT, country TEXT);")
 
@@ -220,7 +249,7 @@ def test_terse_undocumented_schemas_are_not_evidence_of_missing_data(
     assert not column_is_legible("TRD_CCY", "-- 9 distinct: 'USD','EUR'")
     assert column_is_legible("PX_LST", "-- Last (closing) price | 2.1..900.5")
     settings = shop_settings.model_copy(update={"answerability": shop_settings.answerability.model_copy(
-        update={"llm_check": True, "synonym_similarity": 1.01})})
+        update={"llm_check": True, "missing_data": "refuse", "synonym_similarity": 1.01})})
     args = CheckQuestionArgs(question="Which customers were audited by a broker?",
                              schema_text="CREATE TABLE customers (id INTEGER, name TEXT, country TEXT);")
     model = ScriptedChatModel(replies=[{"kind": "refuse", "missing": "broker", "readings": []}] * 2)
