@@ -29,7 +29,7 @@ postgres: install
 	$(PY) scripts/postgres_target.py start
 
 # A Chroma server on 127.0.0.1:8000 (foreground) for NL2SQL_RETRIEVAL__CHROMA_URL=http://127.0.0.1:8000, the way
-# app replicas share one index (README "Team deployment"); scripts/chroma_server.py starts one in the background.
+# app replicas share one index (docs/deployment.md); scripts/chroma_server.py starts one in the background.
 chroma: install
 	$(VENV)/bin/chroma run --host 127.0.0.1 --port 8000 --path .nl2sql/chroma-server
 
@@ -62,7 +62,7 @@ serve: setup
 
 lint: install
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy core database knowledge agent tools retrieval prompts eval cli records ui app.py
+	$(VENV)/bin/mypy core database knowledge agent tools rewrites retrieval prompts eval cli records ui app.py
 	$(VENV)/bin/lint-imports
 
 clean:

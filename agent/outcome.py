@@ -41,7 +41,8 @@ class Outcome(BaseModel):
     show_sql: bool = Field(False, description="The user asked to see the SQL (it is always in the trace).")
     candidates: list[dict[str, Any]] = Field(
         default_factory=list,
-        description="Each SQL candidate: index, strategy, status, row_count, sql, error.")
+        description="Each SQL candidate: index, strategy, status, row_count, sql, error, rewrites (the rewrite "
+        "steps that changed its SQL, with the SQL before and after: rewrites.inputs.StepTrace dicts).")
     judge: dict[str, Any] | None = Field(None, description="The judge's record (scores, choice), if it ran.")
     verifier: dict[str, Any] | None = Field(None, description="The verifier's record (needed, repaired...).")
     kind: Literal["answer", "clarify", "follow_up", "refuse"] = Field(
@@ -112,7 +113,7 @@ class Outcome(BaseModel):
             answer=answer.text, status=answer.status, sql=answer.sql, columns=answer.columns, rows=answer.rows,
             truncated=answer.truncated, chart=answer.chart, show_sql=answer.show_sql,
             kind=answer.kind, readings=answer.readings, missing=answer.missing, term_checks=answer.term_checks,
-            candidates=[{k: o.get(k) for k in ("index", "strategy", "status", "row_count", "sql", "error")}
+            candidates=[{k: o.get(k) for k in ("index", "strategy", "status", "row_count", "sql", "error", "rewrites")}
                         for o in last.get("outcomes", [])],
             judge=last.get("judge"), verifier=last.get("verifier"),
             definitions=_definitions(final, answer.sql or ""),

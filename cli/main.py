@@ -56,6 +56,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from agent.memory import open_checkpointer
     from agent.runner import ask, build_deps
     from cli.audit import audit_sink
+    from tools.term_check import TermCheck
 
     settings = _settings(args)
     check_database(settings)
@@ -76,6 +77,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print(f"\nSQL: {out.sql}")
         if out.definitions:
             print(f"Definitions used: {'; '.join(out.definitions)}")
+        for check in out.term_checks:
+            print(TermCheck(**check).prompt() + " (answer with `nl2sql knowledge` or in the app)")
         print(f"\n[{out.status}; {out.latency_s} s; {out.llm_calls} LLM calls; "
               f"{out.prompt_tokens}+{out.completion_tokens} tokens; plan: {out.plan_source}]")
     return 0 if out.status != "error" else 1
@@ -256,10 +259,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dataset", choices=["demo", "spider", "file"], default="demo",
                    help="demo gold set, a Spider-format folder, or a CSV/JSONL of question, gold_sql, database_url")
     p.add_argument("--path", help="Spider folder (dev.json + database/<db_id>/<db_id>.sqlite) or the CSV/JSONL file")
+    p.add_argument("--split", choices=["all", "dev", "test"], default="all",
+                   help="with --dataset demo: the whole gold set, or its fixed dev or test half (eval/demo_split.py)")
     p.add_argument("--configs", default="with_examples",
                    help="comma-separated: with_examples, no_examples, no_knowledge, dc_only, qp_only, single_shot, or all")
     p.add_argument("--limit", type=int, help="first N questions (after --sample)")
     p.add_argument("--sample", type=int, help="random sample of N questions (with --seed)")
+    p.add_argument("--per-db", type=int, help="at most N questions per database (with --seed; before --sample)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default="eval/runs/latest", help="run directory (resumes what is already there)")
     p.add_argument("--workers", type=int, default=1, help="questions answered in parallel")

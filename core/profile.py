@@ -3,7 +3,7 @@
 The profile decides how SQL candidates are generated (see :class:`core.settings.GenerationSettings`). It follows
 the model, not the URL it is served from: the same 1.5B model behind another port or another server (llama.cpp,
 Ollama, vLLM) must get the small profile. Measured on held-out real-world databases with the embedded 1.5B model
-(README, "Profiles"): the small profile (direct -> Query-Plan -> Divide-and-Conquer cascade) beat single-shot by
+(docs/pipeline.md, "SQL candidates"): the small profile (direct -> Query-Plan -> Divide-and-Conquer cascade) beat single-shot by
 18 points, while the large profile (four concurrent CoT candidates and a judge) lost 16 points to it.
 """
 

@@ -21,6 +21,9 @@ from pydantic_settings import (
 )
 
 from core.profile import Profile, detect_profile, is_small_model
+from core.settings_rewrites import (
+    RewriteSettings as RewriteSettings,
+)
 from core.settings_sections import (
     DATA_DIR as DATA_DIR,
 )
@@ -78,7 +81,7 @@ from core.settings_sections import (
 
 
 class Settings(BaseSettings):
-    """Application settings; see the README's configuration reference."""
+    """Application settings; see docs/configuration.md."""
 
     model_config = SettingsConfigDict(
         env_prefix="NL2SQL_",

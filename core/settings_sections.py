@@ -8,9 +8,11 @@ Import them from :mod:`core.settings`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr, model_validator
+
+from core.settings_rewrites import RewriteSettings, lift_flat_flags
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 """Repository root (the folder holding ``pyproject.toml``)."""
@@ -85,7 +87,7 @@ class LocalLLMSettings(BaseModel):
             "'draft' from the small draft model at draft_model_path (pip install -r requirements-draft.txt; "
             "nl2sql llm assemble --draft). The main model checks every draft, so outputs stay those of 'off' "
             "(up to llama.cpp's batch-dependent arithmetic). Off by default: both were slower on 2 CPU cores "
-            "(README, scripts/bench_speculative.py)."
+            "(docs/benchmarks.md, scripts/bench_speculative.py)."
         ),
     )
     draft_model_path: Path = Field(
@@ -211,7 +213,7 @@ class GenerationSettings(BaseModel):
             CandidateSpec(strategy="divide_and_conquer", temperature=0.0),
         ],
         description="Candidates on the embedded 2-core model, where every output token costs ~45-65 ms and "
-        "parallel slots add little throughput (see the README's measurements).",
+        "parallel slots add little throughput (see docs/benchmarks.md).",
     )
     candidates: list[CandidateSpec] | None = Field(
         None, description="Explicit candidate list; overrides the profiles' lists above."
@@ -232,12 +234,8 @@ class GenerationSettings(BaseModel):
         None,
         description="Generate candidates in order and stop at the first whose SQL runs and returns rows (later "
         "candidates are fallbacks); None = automatic: on for the small profile, where the direct candidate "
-        "is the most accurate and each extra candidate costs ~5-10 s on the embedded model (see the README's "
+        "is the most accurate and each extra candidate costs ~5-10 s on the embedded model (see docs/benchmarks.md's "
         "ablation), off for the large profile (all candidates, judged).",
-    )
-    simplify_sql: bool = Field(
-        True, description="Rewrite each candidate with the result-preserving simplifier (database.simplify): "
-        "drop needless primary-key self-joins and table aliases.",
     )
     reuse_approved: bool = Field(
         True, description="Offer a user-approved example's SQL as the first candidate when the question is a "
@@ -247,63 +245,9 @@ class GenerationSettings(BaseModel):
     reuse_min_score: float = Field(
         0.5, ge=0.0, le=1.0, description="Least cosine similarity of the approved example's question for reuse.",
     )
-    fix_qualifiers: bool = Field(
-        True, description="Re-point a column qualified with the wrong table of its SELECT to the only table there "
-        "that has it (database.qualify), before the query runs.",
-    )
-    fix_literals: bool = Field(
-        True, description="When a candidate's result is empty, respell its filter literals as the column stores "
-        "them when exactly one stored value matches up to accents, case, spaces and punctuation (tools.literals).",
-    )
-    as_of_dates: bool = Field(
-        True, description="When a candidate's result is empty, read its filters on a date with no row (a weekend, a "
-        "holiday) as of the last day on or before it, within 10 days, per series (database.as_of).",
-    )
-    drop_unasked_filters: bool = Field(
-        True, description="When a candidate's result is empty, drop its outer filters on values the question does "
-        "not name (a filter copied from a few-shot example, such as an exchange code) before a new model call "
-        "(tools.literals).",
-    )
-    swap_copied_entities: bool = Field(
-        True, description="Point a filter on an entity the question never names (copied from a few-shot example) "
-        "at the one confidently matched entity of the same table the SQL does not use (tools.entity_swap).",
-    )
-    drop_unnamed_codes: bool = Field(
-        True, description="Drop a candidate's filter on a code the knowledge file binds to a column (an exchange's "
-        "MIC, an enum value) when the question names neither the code nor its record's words, or point it at "
-        "the one other code of that column the question names (tools.code_filters; no knowledge file, no effect).",
-    )
-    align_period_dates: bool = Field(
-        True, description="When the question names one period (a month, quarter, half or year) and a candidate's "
-        "two range bounds miss it (an example's quarter kept), move them onto the period's first and last day "
-        "(tools.period_dates).",
-    )
-    fix_rate_direction: bool = Field(
-        True, description="Turn an amount multiplied by the conversion rate of its own row's currency (a rate the "
-        "knowledge file declares as quote per base, joined on the row's currency column) into a division "
-        "(tools.rate_direction; no rate record, no effect).",
-    )
-    add_missing_joins: bool = Field(
-        True, description="Join a table the candidate qualifies columns with but never joined, when exactly one of "
-        "its tables has exactly one foreign key to it (database.missing_join).",
-    )
-    latest_per_series: bool = Field(
-        True, description="When the question asks for every / each / all of something, a candidate keeping one row by "
-        "ORDER BY date DESC LIMIT 1 on a (series, date)-keyed table gets each series' latest row (database.as_of).",
-    )
-    lift_window_filters: bool = Field(
-        True, description="Apply a candidate's date conditions after its look-back windows (LAG, n-day moving "
-        "averages) instead of before, so the window sees the history (database.window_scope).",
-    )
-    answer_conventions: bool = Field(
-        True, description="Add the columns the knowledge file's approved presentation records ask for to each "
-        "candidate's SELECT list (tools.answer_shape): each listed stock's identifying columns, the date a "
-        "'latest' value was picked from. Replayed on the demo gold runs: strict EX +3 to +5 of 59, none lost.",
-    )
-    prune_joins: bool = Field(
-        True, description="Drop inner joins to tables the candidate never reads and the question never names "
-        "(database.dangling); on the Spider sample the cascade without examples joined along the join hints.",
-    )
+    rewrites: RewriteSettings = Field(
+        default_factory=RewriteSettings, description="One switch per deterministic SQL rewrite step, in pipeline "
+        "order (rewrites.pipeline); the flat generation.<step> names of earlier versions are still read.")
     reasoning_max_chars: int = Field(
         240, ge=40, le=4000, description="Cap on a candidate's chain-of-thought (characters, grammar-enforced)."
     )
@@ -320,6 +264,23 @@ class GenerationSettings(BaseModel):
         True, description="In the cascade, a candidate whose dry run fails with a database error is followed by "
         "a repair that sees the error and probe results, in place of the next fresh candidate (same number of "
         "calls; tools.generation).")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _flat_rewrite_switches(cls, data: Any) -> Any:
+        """Flat rewrite switches (``generation.fix_literals``) move under ``rewrites`` with a DeprecationWarning."""
+        return lift_flat_flags(data)
+
+    def with_rewrites(self, **switches: bool) -> GenerationSettings:
+        """A copy with the named rewrite steps switched (``with_rewrites(fix_literals=False)``).
+
+        Raises:
+            ValueError: a name that is no rewrite step.
+        """
+        unknown = sorted(set(switches) - set(RewriteSettings.model_fields))
+        if unknown:
+            raise ValueError(f"unknown rewrite step(s) {unknown}")
+        return self.model_copy(update={"rewrites": self.rewrites.model_copy(update=switches)})
 
 
 class AnswerabilitySettings(BaseModel):

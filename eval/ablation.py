@@ -8,7 +8,7 @@ same calls a single-strategy run would make, up to prompt-cache state. Also deri
 in order, stopping at the first whose result has rows; see ``GenerationSettings.cascade``), the oracle EX (any
 candidate right) and how often the verifier repaired.
 
-Usage: ``python -m eval.ablation eval/results/<run>.json [--path data/spider-dev]``
+Usage: ``python -m eval.ablation benchmarks/results/<folder>/<run>.json [--path data/spider-dev]``
 """
 
 from __future__ import annotations

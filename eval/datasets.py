@@ -10,11 +10,12 @@ import json
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 
 from core.settings import DATA_DIR, DEMO_DB_PATH
+from eval.demo_split import SPLITS, read_split, split_path
 
 
 @dataclass
@@ -50,30 +51,55 @@ def load_spider(path: Path, split: str = "dev") -> list[EvalItem]:
     """Read ``<split>.json`` under ``path`` (objects with ``db_id``, ``question``, ``query``).
 
     Databases are at ``database/<db_id>/<db_id>.sqlite``. The hardness-free Spider file has no categories;
-    ``db_id`` is used.
+    ``db_id`` is used. The qid is ``spider-<n>`` with ``n`` the question's ``source_index`` when it has one (a
+    derived copy such as :mod:`eval.abbreviate`'s keeps the position in its source file), else its position,
+    so runs on a copy pair with runs on the source.
 
     Raises:
         FileNotFoundError: the questions file is missing.
     """
     questions = json.loads((path / f"{split}.json").read_text())
+    databases = path / "database"
+    if databases.is_file():  # a copied link: the file holds the folder's relative path (spider-wide-syn)
+        databases = path / databases.read_text().strip()
     items = []
     for i, q in enumerate(questions):
-        db_file = (path / "database" / q["db_id"] / f"{q['db_id']}.sqlite").resolve()
-        items.append(EvalItem(f"spider-{i}", q["question"], q["query"], f"sqlite:///{db_file}", q["db_id"],
+        db_file = (databases / q["db_id"] / f"{q['db_id']}.sqlite").resolve()
+        qid = f"spider-{q.get('source_index', i)}"
+        items.append(EvalItem(qid, q["question"], q["query"], f"sqlite:///{db_file}", q["db_id"],
                               category=q.get("hardness", "")))
     return items
 
 
-def load_demo(path: Path | None = None) -> list[EvalItem]:
-    """The demo gold set (``data/markets/gold.jsonl``) against the demo database."""
+def load_demo(path: Path | None = None, split: Literal["all", "dev", "test"] = "all") -> list[EvalItem]:
+    """The demo gold set (``data/markets/gold.jsonl``) against the demo database.
+
+    Args:
+        path: the gold file (default: the bundled one).
+        split: ``all`` questions, or those of the fixed ``dev`` or ``test`` half stored next to the gold file
+            (``gold_split.json``, :mod:`eval.demo_split`). Qids are the gold ids whatever the split, so runs
+            on a split pair with runs on the whole set.
+
+    Raises:
+        ValueError: an unknown split, or a gold id the split file does not place.
+        FileNotFoundError: ``dev``/``test`` asked and no split file next to the gold file.
+    """
     path = path or DATA_DIR / "markets" / "gold.jsonl"
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {', '.join(SPLITS)}, not {split!r}")
     items = []
     for line in path.read_text().splitlines():
         if line.strip():
             q = json.loads(line)
             items.append(EvalItem(q["id"], q["question"], q["sql"], f"sqlite:///{DEMO_DB_PATH}", "markets",
                                   q.get("category", "")))
-    return items
+    if split == "all":
+        return items
+    stored = read_split(path)
+    unplaced = [it.qid for it in items if it.qid not in stored]
+    if unplaced:
+        raise ValueError(f"{split_path(path)} does not place {', '.join(unplaced)}: run python -m eval.demo_split")
+    return [it for it in items if stored[it.qid] == split]
 
 
 def _database_url(raw: str, base: Path) -> str:
@@ -132,8 +158,30 @@ def load_table(path: Path) -> list[EvalItem]:
 
 
 def select(items: list[EvalItem], *, limit: int | None = None, sample: int | None = None,
-           seed: int = 0) -> list[EvalItem]:
-    """A reproducible subset: ``sample`` random items (fixed ``seed``, original order kept), then ``limit``."""
+           seed: int = 0, per_db: int | None = None) -> list[EvalItem]:
+    """A reproducible subset, original order kept: ``per_db``, then ``sample``, then ``limit``.
+
+    Args:
+        items: the whole dataset.
+        limit: keep the first N items (last step).
+        sample: keep N random items (``random.Random(seed)``).
+        seed: seed of ``sample`` and ``per_db``.
+        per_db: keep at most N items per ``db_id`` (first step). Each item gets the key
+            ``random.Random(f"{seed}:{qid}").random()`` and the N smallest keys of each database are kept, so the
+            choice of a database depends neither on the other databases nor on its other items: two datasets
+            with the same qids (the same questions in another wording, or a copy keeping ``source_index``)
+            give the same choice, and removing an unchosen item changes nothing.
+
+    Returns:
+        The kept items (a new list).
+    """
+    if per_db is not None:
+        by_db: dict[str, list[EvalItem]] = {}
+        for it in items:
+            by_db.setdefault(it.db_id, []).append(it)
+        keep_ids = {id(it) for group in by_db.values()
+                    for it in sorted(group, key=lambda it: random.Random(f"{seed}:{it.qid}").random())[:per_db]}
+        items = [it for it in items if id(it) in keep_ids]
     if sample is not None and sample < len(items):
         keep = set(random.Random(seed).sample(range(len(items)), sample))
         items = [it for i, it in enumerate(items) if i in keep]

@@ -87,7 +87,7 @@ def tolerant_match(gold: Sequence[Sequence[Any]], pred: Sequence[Sequence[Any]],
     prediction column (extra columns allowed). Narrower prediction: every prediction column appears, row-aligned,
     in a distinct gold column, and every gold column left out is context, not a measure: none of them is numeric
     (only numbers, some present). So "current price of ASML" counts answered with the price alone or with the date
-    and currency too (issue #13's reading), while "latest close of every stock" answered with the tickers alone
+    and currency too (the analysts' reading), while "latest close of every stock" answered with the tickers alone
     does not (the close, a number, is missing). Deterministic, no LLM; the row count must be equal; strict EX
     implies tolerant EX.
     """

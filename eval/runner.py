@@ -49,17 +49,20 @@ from tools.registry import default_registry
 log = logging.getLogger(__name__)
 
 
-def load_dataset(kind: str, path: str | None) -> list[EvalItem]:
+def load_dataset(kind: str, path: str | None, split: Literal["all", "dev", "test"] = "all") -> list[EvalItem]:
     """The whole dataset of ``demo``, ``spider`` or ``file``.
 
     ``demo`` is the bundled gold set, ``spider`` a folder with dev.json and ``file`` a CSV/JSONL (see
-    :func:`eval.datasets.load_table`).
+    :func:`eval.datasets.load_table`). ``split`` keeps the ``dev`` or ``test`` half of the demo gold set
+    (:mod:`eval.demo_split`); the other datasets have only ``all``.
 
     Raises:
-        ValueError: ``--path`` missing for spider/file.
+        ValueError: ``--path`` missing for spider/file, or a split other than ``all`` for them.
     """
     if kind == "demo":
-        return load_demo(Path(path) if path else None)
+        return load_demo(Path(path) if path else None, split)
+    if split != "all":
+        raise ValueError(f"--split {split} applies to --dataset demo only")
     if not path:
         raise ValueError(f"--path is required with --dataset {kind}")
     return load_spider(Path(path)) if kind == "spider" else load_table(Path(path))
@@ -184,11 +187,15 @@ class EvalRequest(BaseModel):
     """What to evaluate (the options of ``nl2sql eval``; see its ``--help``)."""
 
     dataset: Literal["demo", "spider", "file"] = Field("demo", description="Which dataset loader reads ``path``.")
+    split: Literal["all", "dev", "test"] = Field("all", description="Half of the demo gold set: all, dev or test "
+                                                 "(``eval.demo_split``).")
     path: str | None = Field(None, description="Spider folder or CSV/JSONL file (None: the bundled demo set).")
     configs: str = Field("with_examples", description="Comma-separated configuration names, or ``all``.")
     limit: int | None = Field(None, ge=1, description="First N questions (after ``sample``).")
     sample: int | None = Field(None, ge=1, description="Random sample of N questions (with ``seed``).")
     seed: int = Field(0, description="Seed of the sample and of the examples split.")
+    per_db: int | None = Field(None, ge=1, description="At most N questions per database (with ``seed``; "
+                               "before ``sample``).")
     out: str = Field("eval/runs/latest", description="Run directory (resumes what is already there).")
     workers: int = Field(1, ge=1, description="Questions answered in parallel.")
     llm_judge: bool = Field(True, description="LLM-as-judge metric (called only when EX cannot decide).")
@@ -212,8 +219,9 @@ def run_eval(request: EvalRequest, settings: Settings, *,
         ValueError: unknown configuration or unreadable dataset.
     """
     configs = parse_configs(request.configs)
-    all_items = load_dataset(request.dataset, request.path)
-    evaluated = select(all_items, limit=request.limit, sample=request.sample, seed=request.seed)
+    all_items = load_dataset(request.dataset, request.path, request.split)
+    evaluated = select(all_items, limit=request.limit, sample=request.sample, seed=request.seed,
+                       per_db=request.per_db)
     out = Path(request.out)
     out.mkdir(parents=True, exist_ok=True)
     if settings.uses_local_llm() and not llm_overrides:
@@ -222,8 +230,8 @@ def run_eval(request: EvalRequest, settings: Settings, *,
     store = ChromaStore(chroma, get_embedding_function(settings))
     examples = prepare_store(store, settings, all_items, evaluated, per_db=request.examples_per_db, seed=request.seed)
     names = [c.name for c in configs]
-    meta: dict[str, Any] = {"dataset": request.dataset, "path": request.path, "sample": request.sample, "seed": request.seed,
-            "limit": request.limit, "questions": len(evaluated), "configs": names,
+    meta: dict[str, Any] = {"dataset": request.dataset, "split": request.split, "path": request.path, "sample": request.sample, "seed": request.seed,
+            "limit": request.limit, "per_db": request.per_db, "questions": len(evaluated), "configs": names,
             "examples_per_db": examples, "llm_judge": bool(request.llm_judge),
             "models": {r: settings.llm(r).model for r in ("planner", "generator", "judge", "organizer")},
             "judge_model": request.judge_model or settings.judge.model, "started": datetime.now(UTC).isoformat()}

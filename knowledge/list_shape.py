@@ -4,7 +4,7 @@ A query lists labels with one figure when its SELECT has at least one label and 
 an aggregate of its own (``COUNT(*)``, ``SUM(x)``) or arithmetic over columns (``SHR_OUT * PX_LST / FX_RT``);
 plain columns (a price, a weight) are labels. It is a list over time, not a ranking, when a label or a group key
 is a time axis: a function (``strftime``, ``substr(date, 1, 7)``) or a column named like a date (``*date*``,
-``*_dt``, ``month``, ``year``...). Used by :mod:`tools.answer_order` (apply) and :mod:`knowledge.mining`
+``*_dt``, ``month``, ``year``...). Used by :mod:`rewrites.answer_order` (apply) and :mod:`knowledge.mining`
 (propose from a workload).
 """
 

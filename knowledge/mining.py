@@ -11,7 +11,7 @@ SELECT scope with sqlglot, and counts:
 - aggregates: ``SUM(T.col)``, ``AVG(T.a * T.b)``... over resolved columns;
 - answer shapes of the outermost query - the columns a listing shows, the date or figure a pick shows, how a
   list with one figure is ordered, what a dated series shows - proposed as ``presentation`` records
-  (:mod:`knowledge.shape_mining`, applied by :mod:`tools.answer_shape`).
+  (:mod:`knowledge.shape_mining`, applied by :mod:`rewrites.answer_shape`).
 
 :func:`propose_records` turns the frequent ones into *pending* knowledge records (provenance ``mined``) that a
 reviewer names, edits and approves; nothing mined reaches a prompt before that.

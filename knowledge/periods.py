@@ -7,7 +7,9 @@ the generator as one line per expression, so the SQL only has to place the dates
 questions are translated first): a month and year ("Sept 2025"), a quarter ("Q3 2024",
 "third quarter of 2024"), a half ("H1 2025", "first half of 2025"), the first or last week of a month, a
 day ("June 30, 2024", "30 June 2024"), the end of a month or year (its last calendar day), a year after a preposition ("in 2024", not "top 2000 stocks" or "the
-1990s"), and year-to-date ("so far in 2025", "2025 year-to-date"). Never raises.
+1990s"), and year-to-date ("so far in 2025", "2025 year-to-date"). A period that bounds an open range ("since 2020",
+"until March 2024", "after Q3 2024", "from 2020 on") is marked ``open_ended``: it names one end, not the span.
+Never raises.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
@@ -42,21 +44,35 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
+OPEN_BEFORE = re.compile(r"\b(since|after|before|until|till|through|thru|from|starting(?: in| from)?|up to|prior to)"
+                         r"\s+(?:(?:the\s+)?(?:start|beginning|end)\s+of\s+)?(?:the\s+)?$", re.I)
+"""Words just before a period that make it one end of an open range ("since 2020", "until the end of 2024")."""
+OPEN_AFTER = re.compile(r"^\s*(?:on(?=\s*(?:[,.;:!?]|$))|onwards?\b|and (?:after|later|beyond|before|earlier|since)\b|"
+                        r"or (?:after|later|before|earlier)\b)", re.I)
+"""Words just after a period that open it ("2020 onwards", "from 2020 on", "2019 and later")."""
+_RANGE_END = re.compile(r"^\s*(?:to|until|till|through|thru|-)\s", re.I)
+
+
 @dataclass(frozen=True)
 class Period:
     """One time expression of a question.
 
     Attributes: ``text`` as written, ``start`` and ``end`` (ISO, inclusive), ``to_latest`` (year-to-date: it
-    runs to the latest date in the data).
+    runs to the latest date in the data), ``open_ended`` (the word that makes it one end of an open range,
+    e.g. ``"since"``; '' for a closed span).
     """
 
     text: str
     start: str
     end: str
     to_latest: bool = False
+    open_ended: str = ""
 
     def describe(self) -> str:
         """``"October 2025" = '2025-10-01' to '2025-10-31' (inclusive)`` (one prompt line)."""
+        if self.open_ended:
+            return (f'"{self.text}" ({self.open_ended}) = one end of an open range; {self.text} itself is '
+                    f"'{self.start}' to '{self.end}'")
         if self.to_latest:
             return f'"{self.text}" = from \'{self.start}\' to the latest date in the data'
         if self.start == self.end:
@@ -74,8 +90,23 @@ def resolve_periods(question: str) -> list[Period]:
         for match in pattern.finditer(question):
             if any(s <= match.start() < e or s < match.end() <= e for s, e, _ in found):
                 continue
-            found.append((match.start(), match.end(), _period(kind, match)))
+            period = _period(kind, match)
+            opener = _open_word(question, match, kind)
+            found.append((match.start(), match.end(),
+                          replace(period, open_ended=opener) if period is not None and opener else period))
     return [p for _, _, p in sorted(found, key=lambda f: f[0]) if p is not None]
+
+
+def _open_word(question: str, match: re.Match[str], kind: str) -> str:
+    """The word that makes ``match`` one end of an open range ('' when it names a closed span)."""
+    if kind == "year" and match.group(0).split()[0].lower() in ("since", "until", "through"):
+        return match.group(0).split()[0].lower()
+    before = OPEN_BEFORE.search(question[:match.start()])
+    if before and not (before.group(1).lower().startswith(("from", "starting"))
+                       and _RANGE_END.match(question[match.end():])):  # "from May 2024 to June 2024": closed
+        return " ".join(before.group(1).lower().split())
+    after = OPEN_AFTER.match(question[match.end():])
+    return " ".join(after.group(0).lower().split()) if after else ""
 
 
 def _period(kind: str, match: re.Match[str]) -> Period | None:

@@ -7,7 +7,7 @@ month" is computed here), an **enum** (code -> meaning), a **synonym** (another 
 value), a **view** (a named relation computed by SQL, read by the model like a table and expanded into a WITH
 clause before the query runs; :mod:`knowledge.views`) or a **presentation** convention (the columns every answer
 of a kind shows - the ticker and name of each listed stock, the date a "latest" price was picked from - added
-to the query without a model call; :mod:`tools.answer_shape`). Typed records with lifelong updates follow RubikSQL; binding metrics to mandatory constraints follows
+to the query without a model call; :mod:`rewrites.answer_shape`). Typed records with lifelong updates follow RubikSQL; binding metrics to mandatory constraints follows
 BAR-SQL. Every record carries its provenance (human, mined from the query workload, LLM-proposed) and a review
 status; only ``approved`` records reach prompts.
 """
@@ -64,7 +64,7 @@ class KnowledgeRecord(BaseModel):
             ``ranked_by`` (no columns: a top-n pick shows the figure it is ranked by) or ``series`` (``columns``
             are dates: a window computed over one of them shows the date and the column it reads).
         rate: for a metric that is a conversion rate, ``TABLE.RATE = TABLE.QUOTE per TABLE.BASE`` (the rate is
-            units of the quote currency for one unit of the base; :mod:`tools.rate_direction` checks its use).
+            units of the quote currency for one unit of the base; :mod:`rewrites.rate_direction` checks its use).
         provenance / status: where it came from; pending, approved or rejected (only approved reaches prompts).
         note: free text for reviewers (never shown to the model).
     """
@@ -183,7 +183,7 @@ class KnowledgeBase(BaseModel):
         return [r for r in self.approved() if r.type == "view"]
 
     def presentations(self) -> list[KnowledgeRecord]:
-        """The approved presentation records, in file order (applied to the SQL by :mod:`tools.answer_shape`)."""
+        """The approved presentation records, in file order (applied to the SQL by :mod:`rewrites.answer_shape`)."""
         return [r for r in self.approved() if r.type == "presentation"]
 
     def get(self, record_id: str) -> KnowledgeRecord | None:

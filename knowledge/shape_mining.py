@@ -1,7 +1,7 @@
 """Answer conventions mined from a workload: what the outermost queries of past SQL show, and how they order.
 
 Counted per outermost query (:func:`mine_shapes`) and proposed as pending ``presentation`` records
-(:func:`propose_conventions`, :mod:`tools.answer_shape` applies approved ones):
+(:func:`propose_conventions`, :mod:`rewrites.answer_shape` applies approved ones):
 
 - ``identify``: the columns shown when a query lists rows of a table (no aggregate, no entity pinned by an
   equality on a literal - a lookup is never a listing);

@@ -10,7 +10,7 @@ database engine's plan (tables to scan, joins, filters, grouping, ordering, outp
 and capped by the JSON grammar: on the local 2-core model each output token costs ~45-65 ms.
 """
 
-SYSTEM = """{schema_prefix}You are an expert {dialect} SQL writer for a financial data team. Queries must answer the
+SYSTEM = """{schema_prefix}You are an expert {dialect} SQL writer. Queries must answer the
 question using ONLY the tables and columns of the schema above.
 
 Rules:

@@ -12,7 +12,7 @@ Steps, each timed:
 Prints one line per step and writes them to ``--json``. The two variants (with and without the saved slot) are
 separate runs: each needs a fresh app process and server. Needs the local model, Chromium and Playwright.
 
-    python scripts/bench_first_answer.py --json eval/results/first-answer.json
+    python scripts/bench_first_answer.py --json benchmarks/results/<date>-<subject>/first-answer.json
     python scripts/bench_first_answer.py --no-warm-up
 """
 

@@ -6,7 +6,7 @@ tokens), then the ``direct`` and ``query_plan`` requests of ``--questions`` demo
 prefix cached, the user message new: the steady state of the app), and prints llama.cpp's own timings: prompt
 tokens/s of the prefill, of the new user tokens (read at the depth of the cached schema) and generated tokens/s.
 
-    python scripts/bench_flash_attn.py --options auto,on,off --json eval/results/flash-attn.json
+    python scripts/bench_flash_attn.py --options auto,on,off --json benchmarks/results/<date>-<subject>/flash-attn.json
 
 Options run one after the other, each in a fresh child process (one llama.cpp server at a time).
 """

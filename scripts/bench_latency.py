@@ -13,7 +13,7 @@ Runs the agent (the same ``ask`` as the app, the CLI and the evaluation) over a 
 Usage::
 
     python scripts/bench_latency.py --dataset spider --path data/spider-dev --sample 100 --seed 0 --limit 12 \\
-        --order both --json eval/results/latency.json
+        --order both --json benchmarks/results/<date>-<subject>/latency.json
     python scripts/bench_latency.py --dataset demo --limit 10
 
 EX is not scored here (``nl2sql eval`` does that); the examples store is the evaluation's disjoint split, so

@@ -14,7 +14,7 @@ would give them, and the words with their nearest names (``--words``). Follow-up
 from the knowledge records (no model) are counted separately.
 
     python scripts/measure_answerability.py --dataset spider --path data/spider-dev --sample 200 --seed 2026
-    python scripts/measure_answerability.py --dataset file --path eval/boundary/boundary.jsonl --words
+    python scripts/measure_answerability.py --dataset file --path benchmarks/sets/boundary/boundary.jsonl --words
 
 With ``--llm`` the check runs as configured but with ``answerability.llm_check`` on and the real model (one short
 call per question that still has uncovered words, nothing else: no SQL is written), and the script prints the

@@ -3,7 +3,7 @@
 Two modes:
 
 * demo (default): the gold questions of ``data/markets/gold.jsonl`` on the demo database (or ``--database``);
-* ``--labelled FILE`` (e.g. ``eval/value_linking/labelled.jsonl``): questions over several databases, each line
+* ``--labelled FILE`` (e.g. ``benchmarks/sets/value_linking/labelled.jsonl``): questions over several databases, each line
   ``{"id", "database": "chinook" | "spider:<db_id>", "question", "entities": [{"table", "column", "value"}],
   "source"}``; ``entities`` is ``[]`` when the question names no value. Each database is indexed once.
 
@@ -27,7 +27,7 @@ as no filter - is passed as the ``filter`` role.
 Usage::
 
     python scripts/measure_values.py [--database URL] [--gold FILE] [--no-embeddings] [--json OUT]
-    python scripts/measure_values.py --labelled eval/value_linking/labelled.jsonl [--no-embeddings] [--json OUT]
+    python scripts/measure_values.py --labelled benchmarks/sets/value_linking/labelled.jsonl [--no-embeddings] [--json OUT]
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ orders), so the PostgreSQL evaluation scores against the same answers. Writes a 
 read-only PostgreSQL URL and prints what was dropped and why.
 
     python scripts/postgres_target.py start
-    python scripts/postgres_gold.py --out eval/postgres/markets_pg.jsonl
-    nl2sql eval --dataset file --path eval/postgres/markets_pg.jsonl --configs with_examples
+    python scripts/postgres_gold.py --out benchmarks/sets/postgres/markets_pg.jsonl
+    nl2sql eval --dataset file --path benchmarks/sets/postgres/markets_pg.jsonl --configs with_examples
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     """Transpile, run on both engines, keep the equal ones."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--url", default=DEFAULT_URL, help="the PostgreSQL markets database (read-only role)")
-    parser.add_argument("--out", default=str(ROOT / "eval" / "postgres" / "markets_pg.jsonl"))
+    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "sets" / "postgres" / "markets_pg.jsonl"))
     args = parser.parse_args(argv)
     sqlite, pg = Database(f"sqlite:///{DEMO_DB_PATH}"), Database(args.url)
     kept, dropped = [], []

@@ -1,78 +1,108 @@
-"""Replay the cascade's model-free rescues on recorded candidates: which answer the cascade would now stop at.
+"""Replay the SQL rewrite pipeline on recorded candidates: which answer the cascade would now stop at.
 
     python scripts/replay_cascade.py --spider data/spider-dev RECORDS.jsonl
     python scripts/replay_cascade.py --sqlite data/markets/markets.sqlite RECORDS.jsonl
     python scripts/replay_cascade.py --sqlite data/markets/markets.sqlite \
         --knowledge data/markets/markets.knowledge.yaml RECORDS.jsonl
 
-For each record, the recorded candidates are walked in order as the cascade runs them: the first with rows
-ends it (a failing one first gets its missing joins, :mod:`database.missing_join`); an empty one is first offered to the rescues this commit has (respelled literals, unread joins
-dropped, filters on unasked values dropped, dates read as of the last day on or before; value matches are not recorded, so only the question names a
-value here). When a rescue returns rows the cascade would have stopped there, without the later model calls.
-The final SQL's date filters then move after its look-back windows (:mod:`database.window_scope`);
-date bounds copied from an example move onto the question's period (:mod:`tools.period_dates`);
-with ``--knowledge`` rates of a row's own currency divide (:mod:`tools.rate_direction`) and filters on codes
-the question never names are dropped (:mod:`tools.code_filters`) in every candidate and the approved answer conventions shape the final SQL
-(:mod:`tools.answer_shape`). Prints strict EX before/after with the paired difference and every changed question. Needs no model; the
-later candidates are the recorded ones, so this is exact for every question up to the first rescue.
+For each record, the recorded candidates are walked in order as the cascade runs them, through the same runner
+the agent uses (:func:`rewrites.pipeline.run_phase`): each candidate gets the ``candidate`` phase with its
+question (qualifiers, missing joins, period bounds, dangling joins, latest per series, window filters; with
+``--knowledge`` also rate direction, unnamed codes and answer conventions), the first whose query returns real
+rows ends it, and an empty one (or one row of NULL/0) first gets the ``rescue`` phase (respelled literals, as-of
+dates, unread joins, unasked filters; value matches are not recorded, so only the question names a value here).
+The table catalog (columns, primary keys, foreign keys) is read from the database instead of an index. Prints
+strict EX before/after with the paired difference and every changed question, with the steps that fired.
+Needs no model; the later candidates are the recorded ones, so this is exact for every question up to the
+first rescue.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from database.as_of import as_of_dates, latest_per_series  # noqa: E402
+from core.settings import RewriteSettings  # noqa: E402
 from database.connection import Database  # noqa: E402
-from database.dangling import prune_dangling_joins  # noqa: E402
-from database.joins import JoinGraph, join_graph  # noqa: E402
-from database.missing_join import add_missing_joins  # noqa: E402
-from database.window_scope import lift_window_filters  # noqa: E402
+from database.joins import join_graph  # noqa: E402
 from eval.metrics import paired_bootstrap  # noqa: E402
 from knowledge.files import load_knowledge  # noqa: E402
 from knowledge.lookup import KnowledgeMatcher  # noqa: E402
+from retrieval.hybrid import TableCatalog  # noqa: E402
+from rewrites.answer_shape import conventions_of  # noqa: E402
+from rewrites.code_filters import code_bindings  # noqa: E402
+from rewrites.inputs import Knowledge, RewriteInputs, StepTrace  # noqa: E402
+from rewrites.literals import degenerate  # noqa: E402
+from rewrites.pipeline import STEPS, run_phase  # noqa: E402
+from rewrites.rate_direction import rate_specs  # noqa: E402
 from scripts.replay_pruning import Databases, load_records, score  # noqa: E402
-from tools.answer_shape import apply_conventions, conventions_of  # noqa: E402
-from tools.code_filters import code_bindings, fix_code_filters  # noqa: E402
-from tools.literals import degenerate, drop_unasked_filters, fix_literals, named_in  # noqa: E402
-from tools.period_dates import align_period_dates  # noqa: E402
-from tools.rate_direction import fix_rate_direction, rate_specs  # noqa: E402
+from tools.coverage import question_names_table  # noqa: E402
+
+_CATALOGS: dict[str, TableCatalog] = {}
 
 
-def primary_keys(db: Database) -> dict[str, list[str]]:
-    """Lower-cased table -> primary-key columns, from SQLAlchemy's inspector."""
-    from sqlalchemy import inspect
+def catalog_of(db: Database) -> TableCatalog:
+    """A :class:`TableCatalog` read from ``db``'s SQLAlchemy inspector: columns, primary keys, foreign keys."""
+    if db.url not in _CATALOGS:
+        from sqlalchemy import inspect
 
-    inspector = inspect(db.engine)
-    return {t.lower(): list(inspector.get_pk_constraint(t).get("constrained_columns") or [])
-            for t in inspector.get_table_names()}
+        inspector = inspect(db.engine)
+        names = inspector.get_table_names()
+        keys = {t: inspector.get_pk_constraint(t).get("constrained_columns") or [] for t in names}
+        graph = join_graph({t: [(",".join(fk["constrained_columns"]),
+                                 f"{fk['referred_table']}.{','.join(fk['referred_columns'])}")
+                                for fk in inspector.get_foreign_keys(t)] for t in names})
+        _CATALOGS[db.url] = TableCatalog(
+            db_key=db.key, snapshot=None, names=names, schemas={},
+            descriptions={t: f"Primary key: {', '.join(keys[t])}" if keys[t] else "" for t in names},
+            columns={t: [c["name"] for c in inspector.get_columns(t)] for t in names}, graph=graph)
+    return _CATALOGS[db.url]
 
 
-def graph_of(db: Database) -> JoinGraph:
-    """The foreign-key join graph of ``db``, from SQLAlchemy's inspector."""
-    from sqlalchemy import inspect
+def replay(db: Database, inputs: RewriteInputs, candidates: list[dict[str, object]]) -> tuple[str | None, list[str]]:
+    """(the SQL the cascade would stop at, the steps that fired on it) over the recorded ``candidates``."""
+    for cand in candidates:
+        sql = raw_sql(cand)
+        if not sql or cand.get("strategy") in ("relaxed", "literal", "unasked", "as_of"):
+            continue
+        sql, traces = run_phase("candidate", sql, inputs)
+        res = db.run_query(sql, row_cap=10)
+        if res.ok and res.rows and not degenerate(res.rows):
+            return sql, _fired(traces)
+        if res.ok:
+            rescued, more = run_phase("rescue", sql, dataclasses.replace(inputs, got_rows=bool(res.rows)))
+            if rescued != sql:
+                return rescued, _fired(traces + more)
+            if res.rows:
+                return sql, _fired(traces)
+    return None, []
 
-    inspector = inspect(db.engine)
-    return join_graph({t: [(",".join(fk["constrained_columns"]),
-                            f"{fk['referred_table']}.{','.join(fk['referred_columns'])}")
-                           for fk in inspector.get_foreign_keys(t)] for t in inspector.get_table_names()})
+
+def raw_sql(cand: dict[str, object]) -> str:
+    """The candidate's SQL as the model wrote it (guarded), before the recorded candidate-phase rewrites.
+
+    Records keep each candidate's rewrite traces (``rewrites``: step, phase, fired, before, after); the first
+    fired candidate-phase step's ``before`` is the query before any rewrite. Older records have no traces: their
+    rewritten SQL is used.
+    """
+    traces = cand.get("rewrites")
+    if isinstance(traces, list):
+        first = next((t for t in traces if isinstance(t, dict) and t.get("phase") == "candidate" and t.get("fired")
+                      and t.get("before")), None)
+        if first is not None:
+            return str(first["before"])
+    sql = cand.get("sql")
+    return sql if isinstance(sql, str) else ""
 
 
-def rescue(db: Database, columns: dict[str, set[str]], question: str, sql: str) -> tuple[str, str] | None:
-    """(strategy, sql) of the first rescue of an empty ``sql`` that returns rows, else None."""
-    fixes = [("literal", lambda: fix_literals(db, sql)),
-             ("as_of", lambda: as_of_dates(sql, db.dialect, primary_keys(db))),
-             ("relaxed", lambda: prune_dangling_joins(sql, db.dialect, columns, lambda _t: False)),
-             ("unasked", lambda: drop_unasked_filters(sql, db.dialect, functools.partial(named_in, question)))]
-    for name, make in fixes:
-        fixed = make()
-        if fixed and fixed != sql and (res := db.run_query(fixed, row_cap=10)).ok and not degenerate(res.rows):
-            return name, fixed
-    return None
+def _fired(traces: list[StepTrace]) -> list[str]:
+    return [t.step for t in traces if t.fired]
 
 
 def main() -> None:
@@ -80,63 +110,34 @@ def main() -> None:
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--spider", help="Spider folder (database/<db_id>/<db_id>.sqlite)")
     where.add_argument("--sqlite", help="one SQLite file for every record")
-    parser.add_argument("--knowledge", help="knowledge file whose approved presentation records shape each final SQL")
+    parser.add_argument("--knowledge", help="knowledge file whose approved records feed the knowledge steps")
+    parser.add_argument("--per-step", action="store_true",
+                        help="also replay with each step switched off: its trigger rate, wins and losses")
     parser.add_argument("records", nargs="+", help="evaluation record files (JSONL)")
     args = parser.parse_args()
     kb = load_knowledge(Path(args.knowledge)) if args.knowledge else None
-    conventions = conventions_of(kb.presentations()) if kb else []
-    bindings = code_bindings(kb.approved()) if kb else []
-    rates = rate_specs(kb.approved()) if kb else []
-    matcher = KnowledgeMatcher([r for r in kb.approved() if r.type != "presentation"]) if kb else None
+    knowledge = Knowledge(
+        codes=code_bindings(kb.approved()), rates=rate_specs(kb.approved()),
+        matcher=KnowledgeMatcher([r for r in kb.approved() if r.type != "presentation"]),
+        conventions=conventions_of(kb.presentations())) if kb else None
     rows = [r for r in load_records(args.records) if isinstance(r.get("candidates"), list)]
     dbs = Databases(args.sqlite, args.spider)
     before: list[int] = []
     after: list[int] = []
     changed: list[tuple[str, str, str | None, str]] = []
     outcome: dict[str, tuple[int, int, int, int]] = {}
+    fired_by: dict[str, list[str]] = {}
     tolerant = [0, 0]
     for row in rows:
-        db, columns = dbs.of(row)
-        final = row.get("pred_sql")
-        for cand in row["candidates"]:
-            sql = cand.get("sql")
-            if not sql or cand.get("strategy") in ("relaxed", "literal", "unasked", "as_of"):
-                continue
-            if aligned := align_period_dates(sql, db.dialect, str(row["question"])):
-                changed.append((row["qid"], "period", sql, aligned))
-                sql = aligned
-            if rates and (turned := fix_rate_direction(sql, db.dialect, rates)):
-                changed.append((row["qid"], "rates", sql, turned))
-                sql = turned
-            if matcher is not None and (coded := fix_code_filters(sql, db.dialect, str(row["question"]), bindings,
-                                                                  matcher)):
-                changed.append((row["qid"], "codes", sql, coded))
-                sql = coded
-            res = db.run_query(sql, row_cap=10)
-            joined = None if res.ok else add_missing_joins(sql, db.dialect, graph_of(db))
-            if joined and (again := db.run_query(joined, row_cap=10)).ok and again.rows:
-                changed.append((row["qid"], "joined", final, joined))
-                final = joined
-                break
-            if res.ok and res.rows:
-                if sql != cand["sql"] and cand["sql"] == row.get("pred_sql"):
-                    final = sql  # the recorded answer, as this commit's rewrites now write it
-                break
-            if res.ok and (found := rescue(db, columns, str(row["question"]), sql)) and found[1] != final:
-                changed.append((row["qid"], found[0], final, found[1]))
-                final = found[1]
-                break
-        if final and (latest := latest_per_series(final, db.dialect, str(row["question"]), primary_keys(db))):
-            changed.append((row["qid"], "latest", final, latest))
-            final = latest
-        if final and (lifted := lift_window_filters(final, db.dialect)):
-            changed.append((row["qid"], "window", final, lifted))
-            final = lifted
-        if final and conventions:
-            shaped = apply_conventions(final, db.dialect, conventions, primary_keys(db))
-            if shaped != final:
-                changed.append((row["qid"], "conventions", final, shaped))
-                final = shaped
+        db, _columns = dbs.of(row)
+        question = str(row["question"])
+        inputs = RewriteInputs(dialect=db.dialect, question=question, catalog=catalog_of(db), db=db,
+                               knowledge=knowledge, names_table=functools.partial(question_names_table, question))
+        final, fired = replay(db, inputs, row["candidates"])
+        fired_by[str(row["qid"])] = fired
+        final = final or row.get("pred_sql")
+        if final != row.get("pred_sql"):
+            changed.append((row["qid"], ", ".join(fired) or "order", row.get("pred_sql"), str(final)))
         b, a = score(db, row["gold_sql"], row.get("pred_sql")), score(db, row["gold_sql"], final)
         before.append(b[0])
         after.append(a[0])
@@ -151,6 +152,37 @@ def main() -> None:
     for qid, name, old, new in changed:
         b0, a0, b1, a1 = outcome[qid]
         print(f"  {qid} ({name}): {b0} -> {a0} (tolerant {b1} -> {a1})\n    {old}\n    {new}")
+    if args.per_step:
+        per_step(rows, dbs, knowledge, {qid: o[1] for qid, o in outcome.items()}, fired_by)
+
+
+def per_step(rows: list[dict[str, Any]], dbs: Databases, knowledge: Knowledge | None, on: dict[str, int],
+             fired_by: dict[str, list[str]]) -> None:
+    """Leave-one-out table: for each step, the replay with only that step off against the replay with all on.
+
+    ``on`` is each question's strict EX with every step on; ``fired_by`` the steps that fired on its answer.
+    A win is a question right with the step and wrong without it; a loss the reverse. Trigger: the share of
+    questions whose answer the step changed. The ``fresh`` step (entity swap) needs value matches, which
+    records do not keep: it is not replayed.
+    """
+    print("\nstep                    phase      trigger  wins  losses")
+    for step in STEPS:
+        if step.phase == "fresh":
+            continue
+        switches = RewriteSettings().model_copy(update={step.name: False})
+        wins = losses = 0
+        for row in rows:
+            db, _columns = dbs.of(row)
+            question = str(row["question"])
+            inputs = RewriteInputs(dialect=db.dialect, question=question, catalog=catalog_of(db), db=db,
+                                   knowledge=knowledge, switches=switches,
+                                   names_table=functools.partial(question_names_table, question))
+            final = replay(db, inputs, row["candidates"])[0] or row.get("pred_sql")
+            off = score(db, row["gold_sql"], final)[0]
+            wins += on[row["qid"]] == 1 and off == 0
+            losses += on[row["qid"]] == 0 and off == 1
+        fired = sum(step.name in names for names in fired_by.values())
+        print(f"{step.name:<23} {step.phase:<10} {fired / max(1, len(rows)):>6.1%}  {wins:>4}  {losses:>6}")
 
 
 if __name__ == "__main__":

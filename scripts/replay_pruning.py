@@ -3,9 +3,9 @@
     python scripts/replay_pruning.py --spider data/spider-dev eval/runs/spider200/no_examples.jsonl
     python scripts/replay_pruning.py --sqlite data/markets/markets.sqlite eval/runs/demo59/with_examples.jsonl
 
-Each record's ``pred_sql`` is rewritten as the agent rewrites a candidate: :func:`database.qualify.fix_qualifiers`
-(wrongly qualified columns), then :func:`database.dangling.prune_dangling_joins` (table columns read from the
-database, tables named by the question kept); ``--steps`` picks which and both are scored against ``gold_sql``
+Each record's ``pred_sql`` is rewritten as the agent rewrites a candidate: :func:`rewrites.qualify.fix_qualifiers`
+(wrongly qualified columns), then :func:`rewrites.dangling.prune_dangling_joins` (table columns read from the
+database, tables named by the question kept, only joins that cannot change the rows dropped); ``--steps`` picks which and both are scored against ``gold_sql``
 with the evaluation's strict and tolerant metrics. Prints counts, the paired difference with a 95% bootstrap
 interval, and every question whose strict EX changed. This measures the rule on final answers only: in the
 agent the pruned candidate also changes which cascade step answers.
@@ -23,11 +23,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from database.connection import Database  # noqa: E402
-from database.dangling import prune_dangling_joins  # noqa: E402
-from database.qualify import fix_qualifiers  # noqa: E402
 from eval.metrics import gold_is_ordered, paired_bootstrap, results_match, tolerant_match  # noqa: E402
+from rewrites.dangling import any_join, prune_dangling_joins  # noqa: E402
+from rewrites.join_facts import lossless_join  # noqa: E402
+from rewrites.literals import degenerate, drop_unasked_filters, fix_literals, named_in  # noqa: E402
+from rewrites.qualify import fix_qualifiers  # noqa: E402
 from tools.coverage import question_names_table  # noqa: E402
-from tools.literals import degenerate, drop_unasked_filters, fix_literals, named_in  # noqa: E402
 
 
 def score(db: Database, gold_sql: str, sql: str | None) -> tuple[int, int]:
@@ -94,7 +95,7 @@ def main() -> None:
         if pruned and "qualify" in args.steps:
             pruned = fix_qualifiers(pruned, db.dialect, columns)
         if pruned and "prune" in args.steps:
-            pruned = prune_dangling_joins(pruned, db.dialect, columns, names)
+            pruned = prune_dangling_joins(pruned, db.dialect, columns, names, lossless_join(db))
         if pruned and "literal" in args.steps and (res := db.run_query(pruned, row_cap=10)).ok \
                 and degenerate(res.rows):
             respelled = fix_literals(db, pruned)
@@ -103,7 +104,7 @@ def main() -> None:
             kept = drop_unasked_filters(pruned, db.dialect, functools.partial(named_in, str(row["question"])))
             pruned = kept if kept and not degenerate(db.run_query(kept, row_cap=10).rows) else pruned
         if pruned and "relax" in args.steps and (res := db.run_query(pruned, row_cap=10)).ok and not res.rows:
-            relaxed = prune_dangling_joins(pruned, db.dialect, columns, lambda _t: False)
+            relaxed = prune_dangling_joins(pruned, db.dialect, columns, lambda _t: False, any_join)
             pruned = relaxed if (again := db.run_query(relaxed, row_cap=10)).ok and again.rows else pruned
         b, a = score(db, row["gold_sql"], sql), score(db, row["gold_sql"], pruned)
         before.append(b)

@@ -7,9 +7,9 @@ and returned rows, else the first that ran, else none (an error). Its SQL is exe
 database and compared with the gold SQL (strict EX, as the evaluation does). Questions whose calls all start
 before ``B`` keep their recorded EX and latency.
 
-    python scripts/simulate_budget.py eval/runs/s4/spider200/with_examples.jsonl --spider data/spider-dev \\
+    python scripts/simulate_budget.py eval/runs/spider200/with_examples.jsonl --spider data/spider-dev \\
         --budgets 15,20,25,30
-    python scripts/simulate_budget.py eval/runs/s4/demo59-a70e271/with_examples.jsonl --database \\
+    python scripts/simulate_budget.py benchmarks/results/2026-11-23-latency-views-refusals-postgres/demo59-a70e271-with_examples.jsonl --database \\
         sqlite:///data/markets/markets.sqlite
 """
 

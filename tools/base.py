@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from core.llm import LLMProvider, UsageLog
 from core.settings import Settings
 from database.connection import Database
+from retrieval.hybrid import TableCatalog, load_catalog
 from retrieval.store import VectorStore
 
 ResultKind = Literal["schema", "examples", "knowledge", "decision", "values", "insights", "sql", "rows", "chart", "text", "error"]
@@ -46,7 +47,11 @@ class ToolResult(BaseModel):
 
 @dataclass
 class ToolContext:
-    """What tools may use: settings, the database, the vector store, the LLMs and the question's usage log."""
+    """What tools may use: settings, the database, the vector store, the LLMs and the question's usage log.
+
+    One context serves one question (:meth:`agent.context.AgentDeps.context`), so what it caches
+    (:meth:`catalog`) is read once per question.
+    """
 
     settings: Settings
     db: Database
@@ -54,6 +59,16 @@ class ToolContext:
     llms: LLMProvider
     usage: UsageLog = field(default_factory=UsageLog)
     history: list[dict[str, Any]] = field(default_factory=list)
+    _catalog: list[TableCatalog | None] = field(default_factory=list, init=False, repr=False, compare=False)
+
+    def catalog(self) -> TableCatalog | None:
+        """The index's :class:`~retrieval.hybrid.TableCatalog` of this database, loaded on first use.
+
+        None without a vector store or when the database is not indexed. Later calls return the same object.
+        """
+        if not self._catalog:
+            self._catalog.append(load_catalog(self.store, self.db.key) if self.store is not None else None)
+        return self._catalog[0]
 
 
 @dataclass

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from database.connection import QueryResult
-from database.simplify import complexity
+from rewrites.simplify import complexity
 from tools.audit import run_audited
 from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently
 
@@ -34,7 +34,8 @@ def execute_candidates(ctx: ToolContext, candidates: list[dict[str, Any]], paral
     """Run each usable candidate once (identical SQL is run once), concurrently when ``parallel``.
 
     Returns ``(outcomes, results)``: one outcome per candidate (``index, strategy, sql, status`` in
-    ok | empty | error | invalid, ``row_count``, ``error``, ``signature``) and the query results of the
+    ok | empty | error | invalid, ``row_count``, ``error``, ``signature``, ``rewrites``: the rewrite steps that
+    changed it) and the query results of the
     candidates that ran, by candidate index. Each run is reported to the SQL audit (:mod:`tools.audit`).
     """
     distinct = sorted({str(c["sql"]) for c in candidates if c.get("sql") and not c.get("error")})
@@ -43,7 +44,8 @@ def execute_candidates(ctx: ToolContext, candidates: list[dict[str, Any]], paral
     outcomes, results = [], {}
     for c in candidates:
         out = {"index": c.get("index", 1), "strategy": c.get("strategy", "given"), "sql": c.get("sql"),
-               "reasoning": c.get("reasoning", ""), "row_count": 0, "error": c.get("error"), "signature": None}
+               "reasoning": c.get("reasoning", ""), "row_count": 0, "error": c.get("error"), "signature": None,
+               "rewrites": c.get("rewrites", [])}
         if out["error"] or not out["sql"]:
             out["status"] = "invalid"
             out["error"] = out["error"] or "no SQL"
@@ -60,7 +62,7 @@ def execute_candidates(ctx: ToolContext, candidates: list[dict[str, Any]], paral
 
 
 def simplest(outcomes: list[dict[str, Any]], dialect: str) -> dict[str, Any]:
-    """The outcome with the simplest SQL (:func:`database.simplify.complexity`; ties: the earliest)."""
+    """The outcome with the simplest SQL (:func:`rewrites.simplify.complexity`; ties: the earliest)."""
     return min(outcomes, key=lambda o: complexity(str(o["sql"]), dialect))
 
 

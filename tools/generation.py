@@ -9,7 +9,6 @@ execution; a failed candidate is kept with its error, so the trace shows it.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -17,18 +16,16 @@ from pydantic import BaseModel, Field
 
 from core.llm_retry import fallback_allowed
 from core.settings import CandidateSpec
-from database.as_of import as_of_dates
 from database.guard import guard_sql
 from knowledge.views import contract_views
 from prompts import generator as prompt
-from retrieval.hybrid import load_catalog
 from retrieval.values import ValueMatch
+from rewrites.literals import degenerate
+from rewrites.pipeline import rescued_by, run_phase
 from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently
-from tools.candidate import Candidate, relax_joins, rewrite_sql, system_prompt, write_candidate, write_repair
-from tools.entity_swap import swap_copied_entities
+from tools.candidate import Candidate, rewrite_inputs, system_prompt, write_candidate, write_repair
 from tools.examples import on_topic, render_examples
 from tools.knowledge import approved_views
-from tools.literals import degenerate, drop_unasked_filters, fix_literals, named_in
 from tools.reuse import reusable_example
 
 
@@ -80,38 +77,23 @@ def _rescue_empty(ctx: ToolContext, cand: Candidate, args: GenerateSQLArgs, *,
                   only_literals: bool = False) -> Candidate | None:
     """A model-free fix of a candidate whose result is empty or degenerate, when the fix returns real rows.
 
-    In order: its filter literals in the stored spelling (:func:`tools.literals.fix_literals`,
-    ``generation.fix_literals``; also for a degenerate result, one row of NULL/0 such as a SUM over nothing);
-    its date filters read "as of" the date (:func:`database.as_of.as_of_dates`, ``generation.as_of_dates``);
-    unless ``only_literals``, without inner joins to tables it never reads (:func:`tools.candidate.relax_joins`)
-    and without filters on values the question does not name (:func:`tools.literals.drop_unasked_filters`,
-    ``generation.drop_unasked_filters``). None when none applies.
+    The ``rescue`` phase of :mod:`rewrites.pipeline`, in order: filter literals in the stored spelling
+    (``fix_literals``); dates the table has no row on read "as of" the last day before (``as_of_dates``); unless
+    ``only_literals`` (the result was one row of NULL/0, not nothing), without inner joins to tables it never
+    reads (``relax_joins``) and without filters on values the question does not name
+    (``drop_unasked_filters``), both only when some filter value is not named by the question. The first fix
+    that returns rows, after the candidate rewrites with the question, becomes a candidate whose strategy
+    names the step. None when none applies.
     """
-    sql, gen = cand.sql or "", ctx.settings.generation
-    named = functools.partial(named_in, args.question, matches=args.matches)
-    fixes: list[tuple[Callable[[], str | None], str, str]] = [
-        (lambda: fix_literals(ctx.db, sql) if gen.fix_literals else None, "literal",
-         "its filter values were not spelled as stored: respelled"),
-        (lambda: as_of_dates(sql, ctx.db.dialect, _primary_keys(ctx)) if gen.as_of_dates else None, "as_of",
-         "no row on its date: read as of the last day on or before it"),
-        (lambda: None if only_literals else relax_joins(ctx, sql), "relaxed",
-         "the joins to tables it does not read removed every row: dropped"),
-        (lambda: drop_unasked_filters(sql, ctx.db.dialect, named) if gen.drop_unasked_filters and not only_literals
-         else None, "unasked", "its filters on values the question does not name removed every row: dropped"),
-    ]
-    for make, strategy, reasoning in fixes:
-        fixed = make()
-        fixed = rewrite_sql(ctx, fixed) if fixed else fixed  # the same rewrites as a fresh candidate's
-        if fixed and (again := ctx.db.run_query(fixed)).ok and not degenerate(again.rows):
-            return Candidate(index=cand.index, strategy=strategy, temperature=cand.temperature, sql=fixed,
-                             reasoning=reasoning, value_hints=cand.value_hints)
-    return None
-
-
-def _primary_keys(ctx: ToolContext) -> dict[str, list[str]]:
-    """Lower-cased table -> primary-key columns from the index ({} without one)."""
-    catalog = load_catalog(ctx.store, ctx.db.key) if ctx.store is not None else None
-    return catalog.primary_keys() if catalog is not None else {}
+    inputs = rewrite_inputs(ctx, args.question, args.matches, got_rows=only_literals)
+    fixed, traces = run_phase("rescue", cand.sql or "", inputs)
+    step = rescued_by(traces)
+    if step is None:
+        cand.rewrites += [t.as_dict() for t in traces if t.note]  # fixes tried that still had no rows
+        return None
+    return Candidate(index=cand.index, strategy=step.label, temperature=cand.temperature, sql=fixed,
+                     reasoning=step.reason, value_hints=cand.value_hints,
+                     rewrites=[t.as_dict() for t in traces if t.fired or t.note])
 
 
 class GenerateSQLTool(Tool[GenerateSQLArgs]):
@@ -171,9 +153,9 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
                 insights=args.insights, question=args.question)
             cand = write_candidate(ctx, system, user, spec, index, question=args.question)
             cand.value_hints = hints and bool(args.values)
-            if cand.sql and not cand.error and ctx.settings.generation.swap_copied_entities:
-                swapped = swap_copied_entities(cand.sql, ctx.db.dialect, args.question, args.matches)
-                cand.sql = swapped if swapped and guard_sql(swapped, ctx.db.dialect).ok else cand.sql
+            if cand.sql and not cand.error:
+                cand.sql, traces = run_phase("fresh", cand.sql, rewrite_inputs(ctx, args.question, args.matches))
+                cand.rewrites += [t.as_dict() for t in traces if t.fired or t.note]
             return cand
 
         def fix(index: int, sql: str, problem: str) -> Candidate:
@@ -233,11 +215,9 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         error (a missing column, a type error) and ``fix`` is given (``generation.repair_errors``), the next
         candidate is a repair of that query which sees the error and probe results, in place of a fresh
         candidate that does not know what went wrong (DIN-SQL's self-correction): the number of calls stays
-        the same, and the error's cause is usually one identifier. When a candidate returns no rows and has
-        inner joins to tables it never reads, the query without them is tried first, with no model call
-        (:func:`tools.candidate.relax_joins`): a ``relaxed`` candidate that ends the cascade if it has rows; before
-        that, its filter literals respelled as stored (a ``literal`` one), after it without filters on values the
-        question never names (an ``unasked`` one); see :func:`_rescue_empty`.
+        the same, and the error's cause is usually one identifier. When a candidate returns no rows (or one row of
+        NULL/0), the model-free rescues of :func:`_rescue_empty` are tried first: a ``literal``, ``as_of``,
+        ``relaxed`` or ``unasked`` candidate that ends the cascade if it has rows.
         """
         made: list[Candidate] = []
         hints, has_hints = True, bool(args.values)

@@ -13,11 +13,14 @@ from knowledge.files import KnowledgeFileError, load_knowledge
 from knowledge.lookup import KnowledgeMatcher, definitions_block, select_records
 from knowledge.periods import periods_block
 from knowledge.records import KnowledgeBase, KnowledgeRecord
+from rewrites.answer_shape import conventions_of
+from rewrites.code_filters import code_bindings
+from rewrites.inputs import Knowledge
+from rewrites.rate_direction import rate_specs
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
-from tools.code_filters import CodeBinding, code_bindings
-from tools.rate_direction import RateSpec, rate_specs
 
 _MATCHERS: dict[Path, tuple[KnowledgeBase, KnowledgeMatcher]] = {}
+_REWRITES: dict[Path, tuple[KnowledgeBase, Knowledge]] = {}
 _LOCK = threading.Lock()
 
 
@@ -31,13 +34,13 @@ def matcher_for(path: Path, kb: KnowledgeBase) -> KnowledgeMatcher:
         return cached[1]
 
 
-def _knowledge_base(settings: Settings, enabled: bool = True) -> tuple[Path, KnowledgeBase] | None:
+def _knowledge_base(settings: Settings) -> tuple[Path, KnowledgeBase] | None:
     """The configured knowledge file and its base (None: off, not configured or invalid).
 
-    None when ``retrieval.use_knowledge`` or ``enabled`` is off; answering then goes on without the file.
+    None when ``retrieval.use_knowledge`` is off; answering then goes on without the file.
     """
     path = settings.resolved_knowledge_path()
-    if not (settings.retrieval.use_knowledge and enabled) or path is None:
+    if not settings.retrieval.use_knowledge or path is None:
         return None
     try:
         return path, load_knowledge(path)
@@ -55,35 +58,29 @@ def approved_views(settings: Settings) -> list[KnowledgeRecord]:
     return found[1].views() if found else []
 
 
-def approved_presentations(settings: Settings) -> list[KnowledgeRecord]:
-    """The approved presentation records of the configured knowledge file ([] when off, missing or invalid).
+def rewrite_knowledge(settings: Settings) -> Knowledge | None:
+    """The approved records of the configured knowledge file in the forms the SQL rewrites use.
 
-    They shape every answer's columns (:mod:`tools.answer_shape`) and follow ``retrieval.use_knowledge`` and
-    ``generation.answer_conventions``.
+    Code bindings and their matcher (:mod:`rewrites.code_filters`), rate declarations
+    (:mod:`rewrites.rate_direction`) and answer conventions (:mod:`rewrites.answer_shape`); the rewrite switches
+    themselves are read by :func:`rewrites.pipeline.run_phase` only. Built again only when the file was reloaded.
+    None when ``retrieval.use_knowledge`` is off or the file is missing or invalid.
     """
-    found = _knowledge_base(settings, settings.generation.answer_conventions)
-    return found[1].presentations() if found else []
-
-
-def approved_codes(settings: Settings) -> tuple[list[CodeBinding], KnowledgeMatcher] | None:
-    """The codes the approved records bind and the matcher of those records (None when off, missing or invalid).
-
-    Follows ``retrieval.use_knowledge`` and ``generation.drop_unnamed_codes`` (:mod:`tools.code_filters`).
-    """
-    found = _knowledge_base(settings, settings.generation.drop_unnamed_codes)
+    found = _knowledge_base(settings)
     if found is None:
         return None
-    bindings = code_bindings(found[1].approved())
-    return (bindings, matcher_for(*found)) if bindings else None
-
-
-def approved_rates(settings: Settings) -> list[RateSpec]:
-    """The rate declarations of the approved records ([] when off, missing or invalid; :mod:`tools.rate_direction`).
-
-    Follows ``retrieval.use_knowledge`` and ``generation.fix_rate_direction``.
-    """
-    found = _knowledge_base(settings, settings.generation.fix_rate_direction)
-    return rate_specs(found[1].approved()) if found else []
+    path, kb = found
+    with _LOCK:
+        cached = _REWRITES.get(path)
+        if cached is not None and cached[0] is kb:
+            return cached[1]
+    approved = kb.approved()
+    bindings = code_bindings(approved)
+    made = Knowledge(codes=bindings, matcher=matcher_for(path, kb) if bindings else None, rates=rate_specs(approved),
+                     conventions=conventions_of(kb.presentations()))
+    with _LOCK:
+        _REWRITES[path] = (kb, made)
+    return made
 
 
 class LookupKnowledgeArgs(BaseModel):

@@ -17,8 +17,8 @@ from database.masking import is_sensitive
 from database.schema_reader import quote_identifier, read_schema
 from knowledge.lookup import normalise
 from retrieval.value_index import load_values
+from rewrites.literals import fold
 from tools.base import ToolContext
-from tools.literals import fold
 
 MAX_COLUMNS = 24
 """At most this many masked text columns are searched (a LIKE scan each)."""

@@ -1,6 +1,6 @@
 """Deterministic near-miss guard for approved-answer reuse (tools.reuse), run before the model check.
 
-Measured on the learning set's near misses (eval/learning), the 1.5B model's yes/no check called 9 of 16 near
+Measured on the learning set's near misses (benchmarks/sets/learning), the 1.5B model's yes/no check called 9 of 16 near
 misses "the same question" as an approved one: another company, the fewest instead of the most, a list instead
 of a count. Those differences are visible without a model:
 

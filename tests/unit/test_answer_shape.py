@@ -1,4 +1,4 @@
-"""Answer conventions (presentation records) added to a candidate's SELECT list: tools.answer_shape."""
+"""Answer conventions (presentation records) added to a candidate's SELECT list: rewrites.answer_shape."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from core.settings import Settings
 from knowledge.files import save_knowledge
 from knowledge.records import KnowledgeBase, KnowledgeRecord
 from retrieval.store import ChromaStore
+from rewrites.answer_shape import Convention, apply_conventions, conventions_of
 from tests.unit.test_agent import _ask
-from tools.answer_shape import Convention, apply_conventions, conventions_of
 
 NAMES = Convention("identify", (("customers", "id"), ("customers", "name")))
 DATES = Convention("picked_date", (("orders", "order_date"),))
@@ -111,8 +111,7 @@ def test_the_agent_applies_approved_conventions_and_never_prompts_them(
     assert out.sql == "SELECT name, id FROM customers WHERE country = 'Brazil' ORDER BY name"
     assert out.rows == [["Ana", 1], ["Caio", 3]]
     assert "Listed customers" not in "\n".join(str(m.content) for m in models["generator"].prompts[0])
-    off = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
-        update={"answer_conventions": False})})
+    off = shop_settings.model_copy(update={"generation": shop_settings.generation.with_rewrites(answer_conventions=False)})
     out, _ = _ask(off, shop_store, question, planner={}, sql={"sql": "SELECT id FROM customers WHERE country = 'Brazil'"})
     assert out.sql == "SELECT id FROM customers WHERE country = 'Brazil'"
 

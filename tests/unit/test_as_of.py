@@ -1,4 +1,4 @@
-"""As-of dates (database.as_of): a date with no row read as the last day on or before it, and in the cascade."""
+"""As-of dates (rewrites.as_of): a date with no row read as the last day on or before it, and in the cascade."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from core.settings import Settings
-from database.as_of import as_of_dates, latest_per_series
+from rewrites.as_of import as_of_dates, latest_per_series
 from tests.unit.test_literals import _cascade
 
 PRICES = """
@@ -75,3 +75,14 @@ def test_the_latest_row_for_every_series_replaces_one_latest_row(prices: sqlite3
     assert latest_per_series(one, "sqlite", "Latest close for every stock", {}) is None  # no series key
     assert latest_per_series(one.replace("LIMIT 1", "LIMIT 5"), "sqlite", "each stock", KEYS) is None
     assert latest_per_series("SELECT MAX(close) FROM px ORDER BY day DESC LIMIT 1", "sqlite", "each", KEYS) is None
+
+
+@pytest.mark.parametrize(("question", "per_series"), [
+    ("Latest close for every stock", True), ("The latest close of each stock", True),
+    ("Latest close of all stocks", True), ("Latest price per stock", True),
+    ("Show all prices on the latest date", False), ("List all the latest prices", False),
+    ("The latest close of all", False), ("Latest close every day", False),
+])
+def test_all_alone_does_not_ask_for_every_series(question: str, per_series: bool) -> None:
+    one = "SELECT p.eq_id, p.day, p.close FROM px AS p ORDER BY p.day DESC LIMIT 1"
+    assert (latest_per_series(one, "sqlite", question, KEYS) is not None) is per_series

@@ -83,10 +83,17 @@ def test_profiles_choose_candidates_per_endpoint() -> None:
     assert local.cascade_candidates() and not remote.cascade_candidates()
 
 
+def test_the_generator_prompt_names_no_business_domain() -> None:
+    from tools.candidate import system_prompt
+    text = system_prompt("sqlite", SCHEMA)
+    assert "You are an expert sqlite SQL writer. Queries must answer" in text
+    assert not any(word in text.lower() for word in ("financ", "bank", "market", "trading"))
+
+
 def test_cascade_stops_at_the_first_candidate_with_rows(shop_settings: Settings) -> None:
-    settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
-        update={"candidates": CandidateSpec.parse_list("direct,qp,dc"), "cascade": True,
-                "drop_unasked_filters": False})})  # 'Atlantis' is not in the question: tested in test_literals
+    settings = shop_settings.model_copy(update={"generation": shop_settings.generation.with_rewrites(
+        drop_unasked_filters=False).model_copy(  # 'Atlantis' is not in the question: tested in test_literals
+        update={"candidates": CandidateSpec.parse_list("direct,qp,dc"), "cascade": True})})
     gen = _by_strategy({"dc": cand(GOOD), "qp": cand(GOOD), "repair": cand(GOOD)})  # direct -> "repair" reply
     res = _run(GenerateSQLTool(), _ctx(settings, generator=gen), _schema_ref())
     assert [c["strategy"] for c in res.value["candidates"]] == ["direct"] and len(gen.prompts) == 1
@@ -297,9 +304,9 @@ def test_no_fallback_candidate_starts_once_the_question_budget_is_spent(shop_set
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     import core.llm_retry as clock
 
-    settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
-        update={"candidates": CandidateSpec.parse_list("direct,qp,dc"), "cascade": True, "fallback_budget_s": 30.0,
-                "drop_unasked_filters": False})})
+    settings = shop_settings.model_copy(update={"generation": shop_settings.generation.with_rewrites(
+        drop_unasked_filters=False).model_copy(
+        update={"candidates": CandidateSpec.parse_list("direct,qp,dc"), "cascade": True, "fallback_budget_s": 30.0})})
     empty = "SELECT id FROM customers WHERE country = 'Atlantis'"
     failing = _by_strategy({"dc": cand(GOOD), "qp": cand(GOOD), "repair": cand(empty)})
     monkeypatch.setattr(clock, "question_elapsed", lambda: 31.0)  # the first candidate took the whole budget
@@ -315,8 +322,8 @@ def test_no_fallback_candidate_starts_once_the_question_budget_is_spent(shop_set
         assert clock.question_elapsed() is not None and clock.fallback_allowed(1e9)
 
 
-def test_candidate_loses_a_join_the_question_does_not_need(shop_settings: Settings, shop_store: Any) -> None:
-    """The generator joins orders for a question about customers only: the join is pruned, rows are right."""
+def test_candidate_keeps_a_join_that_acts_as_an_existence_filter(shop_settings: Settings, shop_store: Any) -> None:
+    """Customers joined to orders are the customers with orders: an unread inner join is a filter and stays."""
     joined = ("SELECT customers.name FROM customers JOIN orders ON customers.id = orders.customer_id "
               "WHERE customers.country = 'Brazil'")
     settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
@@ -325,26 +332,15 @@ def test_candidate_loses_a_join_the_question_does_not_need(shop_settings: Settin
                       LLMProvider(settings, {"generator": _by_strategy({"repair": cand(joined)})}), UsageLog())
     call = ToolCall("Names of the customers from Brazil", "#E2", "generate_sql", "", _schema_ref())
     res = GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx)
-    assert res.value["candidates"][0]["sql"] == ("SELECT customers.name FROM customers "
-                                                 "WHERE customers.country = 'Brazil'")
-    # the question names orders: the join stays
-    call = ToolCall("Names of the customers from Brazil with orders", "#E2", "generate_sql", "", _schema_ref())
-    res = GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx)
-    assert "JOIN orders" in res.value["candidates"][0]["sql"]
-    # a column qualified with the joined table is re-pointed first, then the join goes
+    assert res.value["candidates"][0]["sql"] == joined
+    # a column qualified with the joined table is re-pointed; the join stays, and the trace says what changed
     misqualified = joined.replace("SELECT customers.name", "SELECT orders.name")
     ctx = ToolContext(settings, ctx.db, shop_store,
                       LLMProvider(settings, {"generator": _by_strategy({"repair": cand(misqualified)})}), UsageLog())
-    call = ToolCall("Names of the customers from Brazil", "#E2", "generate_sql", "", _schema_ref())
-    res = GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx)
-    assert res.value["candidates"][0]["sql"] == ("SELECT customers.name FROM customers "
-                                                 "WHERE customers.country = 'Brazil'")
-    off = settings.model_copy(update={"generation": settings.generation.model_copy(update={"prune_joins": False})})
-    ctx = ToolContext(off, ctx.db, shop_store,
-                      LLMProvider(off, {"generator": _by_strategy({"repair": cand(joined)})}), UsageLog())
-    call = ToolCall("Names of the customers from Brazil", "#E2", "generate_sql", "", _schema_ref())
-    assert "JOIN orders" in GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx).value[
-        "candidates"][0]["sql"]
+    first = GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx).value["candidates"][0]
+    assert first["sql"] == joined
+    assert first["rewrites"] == [{"step": "fix_qualifiers", "phase": "candidate", "fired": True,
+                                  "before": misqualified, "after": joined}]
 
 
 def test_most_similar_example_sits_right_before_the_question(shop_settings: Settings) -> None:
@@ -371,7 +367,24 @@ def test_an_empty_result_is_retried_without_unread_joins_before_any_new_call(
     gen = _by_strategy({"repair": cand(joined), "qp": cand(GOOD)})
     ctx = ToolContext(settings, Database.from_settings(settings), shop_store,
                       LLMProvider(settings, {"generator": gen}), UsageLog())
-    call = ToolCall("Orders of the customer Caio: show the name", "#E2", "generate_sql", "", _schema_ref())
+    call = ToolCall("Show the name of our third customer", "#E2", "generate_sql", "", _schema_ref())
     made = GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx).value["candidates"]
     assert [c["strategy"] for c in made] == ["direct", "relaxed"] and len(gen.prompts) == 1
     assert made[1]["sql"] == "SELECT customers.name FROM customers WHERE customers.name = 'Caio'"
+    assert made[1]["rewrites"][0]["step"] == "relax_joins" and made[1]["rewrites"][0]["fired"]
+
+
+def test_a_true_empty_answer_stays_empty_when_the_question_names_every_filter(
+        shop_settings: Settings, shop_store: Any) -> None:
+    """'Orders of the customer Caio' with no orders: neither the join nor the named filter is dropped."""
+    joined = ("SELECT customers.name FROM customers JOIN orders ON customers.id = orders.customer_id "
+              "WHERE customers.name = 'Caio'")
+    settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
+        update={"candidates": CandidateSpec.parse_list("direct,qp"), "cascade": True})})
+    gen = _by_strategy({"repair": cand(joined), "qp": cand(joined)})
+    ctx = ToolContext(settings, Database.from_settings(settings), shop_store,
+                      LLMProvider(settings, {"generator": gen}), UsageLog())
+    call = ToolCall("Orders of the customer Caio: show the name", "#E2", "generate_sql", "", _schema_ref())
+    made = GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx).value["candidates"]
+    assert [c["strategy"] for c in made] == ["direct", "query_plan"]  # no relaxed or unasked candidate
+    assert all(c["sql"] == joined for c in made)

@@ -1,4 +1,4 @@
-"""Filters on knowledge-bound codes the question never names: dropped or re-pointed (tools.code_filters)."""
+"""Filters on knowledge-bound codes the question never names: dropped or re-pointed (rewrites.code_filters)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from knowledge.files import save_knowledge
 from knowledge.lookup import KnowledgeMatcher
 from knowledge.records import KnowledgeBase, KnowledgeRecord
 from retrieval.store import ChromaStore
+from rewrites.code_filters import code_bindings, fix_code_filters
 from tests.unit.test_agent import _ask
-from tools.code_filters import code_bindings, fix_code_filters
 
 
 def _synonym(rid: str, name: str, synonyms: list[str], code: str) -> KnowledgeRecord:
@@ -79,6 +79,17 @@ def test_named_unbound_or_ambiguous_filters_are_kept(sql: str, question: str) ->
     assert fix(sql, question) is None
 
 
+def test_a_short_code_the_question_writes_is_named() -> None:
+    states = [KnowledgeRecord(id="states", type="enum", name="state code", status="approved",
+                              definition="Values of schools.state.", columns=["schools.state"],
+                              values={"CA": "California", "NV": "Nevada"})]
+    matcher = KnowledgeMatcher(states)
+    sql = "SELECT AVG(math) FROM schools WHERE state = 'CA'"
+    assert fix_code_filters(sql, "sqlite", "Average math score of CA", code_bindings(states), matcher) is None
+    assert fix_code_filters(sql, "sqlite", "Average math score of all schools", code_bindings(states),
+                            matcher) == "SELECT AVG(math) FROM schools"
+
+
 def test_without_bindings_nothing_changes() -> None:
     assert fix_code_filters(RANKING, "sqlite", "Top 5 stocks", [], MATCHER) is None
 
@@ -95,7 +106,6 @@ def test_the_agent_drops_the_unnamed_code_unless_turned_off(shop_settings: Setti
     assert out.rows == [["Ana"], ["Bo"], ["Caio"]]
     out, _ = _ask(shop_settings, shop_store, "List the Swedish customers by name", planner={}, sql=copied)
     assert out.rows == [["Bo"]]
-    off = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
-        update={"drop_unnamed_codes": False})})
+    off = shop_settings.model_copy(update={"generation": shop_settings.generation.with_rewrites(drop_unnamed_codes=False)})
     out, _ = _ask(off, shop_store, "List all customers by name", planner={}, sql=copied)
     assert out.rows == [["Bo"]]

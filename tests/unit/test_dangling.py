@@ -1,4 +1,4 @@
-"""Dangling-join pruning (database.dangling) and the question-names-table predicate (tools.coverage)."""
+"""Dangling-join pruning (rewrites.dangling, rewrites.join_facts) and the question-names-table predicate (tools.coverage)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from database.dangling import prune_dangling_joins
+from database.connection import Database
+from rewrites.dangling import JoinCheck, any_join, prune_dangling_joins
+from rewrites.join_facts import lossless_join
 from tools.coverage import question_names_table, table_name_words
 
 COLUMNS = {
@@ -22,8 +24,63 @@ COLUMNS = {
 }
 
 
-def prune(sql: str, question: str) -> str:
-    return prune_dangling_joins(sql, "sqlite", COLUMNS, lambda t: question_names_table(question, t))
+def prune(sql: str, question: str, lossless: JoinCheck = any_join) -> str:
+    """Pruning as the rescue of an empty result does it (any unread join may go) unless ``lossless`` is given."""
+    return prune_dangling_joins(sql, "sqlite", COLUMNS, lambda t: question_names_table(question, t), lossless)
+
+
+CONCERTS = """
+CREATE TABLE stadium (stadium_id INTEGER PRIMARY KEY, location TEXT);
+CREATE TABLE concert (concert_id INTEGER PRIMARY KEY, stadium_id INTEGER NOT NULL REFERENCES stadium (stadium_id),
+                      year INTEGER);
+CREATE TABLE singer (singer_id INTEGER PRIMARY KEY, name TEXT, country TEXT, age INTEGER);
+CREATE TABLE singer_in_concert (singer_id INTEGER NOT NULL REFERENCES singer (singer_id),
+                                concert_id INTEGER NOT NULL REFERENCES concert (concert_id));
+INSERT INTO stadium VALUES (1, 'Oslo');
+INSERT INTO concert VALUES (1, 1, 2014);
+INSERT INTO singer VALUES (1, 'Ana', 'Brazil', 30), (2, 'Bo', 'Sweden', 40);
+INSERT INTO singer_in_concert VALUES (1, 1);
+"""
+
+
+@pytest.fixture()
+def concerts(tmp_path: Path) -> Database:
+    path = tmp_path / "concerts.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript(CONCERTS)
+    return Database(f"sqlite:///{path}")
+
+
+def test_a_join_acting_as_an_existence_filter_is_kept_before_the_query_runs(concerts: Database) -> None:
+    performed = ("SELECT singer.Name FROM singer JOIN singer_in_concert ON singer.Singer_ID = "
+                 "singer_in_concert.Singer_ID")  # the singers who performed in a concert, not every singer
+    assert prune(performed, "Names of the singers", lossless_join(concerts)) == performed
+    assert len(concerts.run_query(performed).rows) == 1
+    assert prune(performed, "Names of the singers") == "SELECT singer.Name FROM singer"  # the rescue may drop it
+
+
+def test_only_joins_that_cannot_change_the_rows_go_before_the_query_runs(concerts: Database) -> None:
+    sql = ("SELECT singer.Name, singer.Age FROM singer JOIN singer_in_concert ON singer.Singer_ID = "
+           "singer_in_concert.Singer_ID JOIN concert ON singer_in_concert.concert_ID = concert.concert_ID "
+           "JOIN stadium ON concert.Stadium_ID = stadium.Stadium_ID ORDER BY singer.Age DESC")
+    pruned = prune(sql, "Show name and age of all singers by age", lossless_join(concerts))
+    assert pruned == ("SELECT singer.Name, singer.Age FROM singer JOIN singer_in_concert ON singer.Singer_ID = "
+                      "singer_in_concert.Singer_ID ORDER BY singer.Age DESC")  # NOT NULL keys onto whole keys
+    assert concerts.run_query(pruned).rows == concerts.run_query(sql).rows
+    check = lossless_join(concerts)
+    assert check("concert", ["stadium_id"], "stadium", ["stadium_id"])
+    assert not check("stadium", ["stadium_id"], "concert", ["stadium_id"])  # one stadium, many concerts
+    assert not check("singer", ["singer_id"], "nowhere", ["singer_id"])      # unknown: the join stays
+
+
+def test_a_nullable_foreign_key_keeps_its_join(tmp_path: Path) -> None:
+    path = tmp_path / "loose.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript("CREATE TABLE stadium (stadium_id INTEGER PRIMARY KEY, location TEXT);"
+                          "CREATE TABLE concert (concert_id INTEGER PRIMARY KEY, "
+                          "stadium_id INTEGER REFERENCES stadium (stadium_id), year INTEGER);")
+    sql = "SELECT concert.Year FROM concert JOIN stadium ON concert.Stadium_ID = stadium.Stadium_ID"
+    assert prune(sql, "Years of the concerts", lossless_join(Database(f"sqlite:///{path}"))) == sql
 
 
 def test_drops_a_chain_of_joins_the_query_never_reads() -> None:

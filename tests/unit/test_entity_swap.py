@@ -1,4 +1,4 @@
-"""Entities copied from a few-shot example swapped for the question's own (tools.entity_swap)."""
+"""Entities copied from a few-shot example swapped for the question's own (rewrites.entity_swap)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 from core.llm import LLMProvider, UsageLog
 from core.settings import CandidateSpec, Settings
 from database.connection import Database
+from rewrites.entity_swap import swap_copied_entities
 from tests.unit.test_candidates import _by_strategy, _schema_ref, cand
 from tools.base import ToolCall, ToolContext
-from tools.entity_swap import swap_copied_entities
 from tools.generation import GenerateSQLTool
 
 TENCENT = {"mention": "Tencent", "value": "Tencent Holdings Ltd.", "table": "EQ_MSTR", "column": "CO_NM",
@@ -45,8 +45,8 @@ def test_the_generator_s_candidate_is_swapped_unless_turned_off(shop_settings: S
           "id_column": "id", "siblings": {}}
     copied = "SELECT country FROM customers WHERE name = 'Ana'"
     for on, expected in ((True, "SELECT country FROM customers WHERE name = 'Caio'"), (False, copied)):
-        settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(update={
-            "candidates": CandidateSpec.parse_list("direct"), "cascade": True, "swap_copied_entities": on})})
+        settings = shop_settings.model_copy(update={"generation": shop_settings.generation.with_rewrites(
+            swap_copied_entities=on).model_copy(update={"candidates": CandidateSpec.parse_list("direct"), "cascade": True})})
         ctx = ToolContext(settings, Database.from_settings(settings), shop_store,
                           LLMProvider(settings, {"generator": _by_strategy({"repair": cand(copied)})}), UsageLog())
         tool = GenerateSQLTool()

@@ -40,8 +40,8 @@ def test_paraphrase_is_right_after_the_pair_is_approved(shop_settings: Settings,
     items = load_learning(path)
     models = {"generator": ScriptedChatModel(script=_generator),
               "organizer": ScriptedChatModel(replies=[{"text": "x"}]), "planner": ScriptedChatModel(replies=[{}])}
-    settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
-        update={"reuse_approved": True, "swap_copied_entities": False})})  # the scripted 'Brazil' before teaching
+    settings = shop_settings.model_copy(update={"generation": shop_settings.generation.with_rewrites(
+        swap_copied_entities=False).model_copy(update={"reuse_approved": True})})  # the scripted 'Brazil' before teaching
     # is a copied entity the swap would correct (tests/unit/test_entity_swap.py); here only learning is measured
     summary = run_learning(items, settings, tmp_path / "run", teach_by_feedback, llm_overrides=models)
     assert (summary["questions"], summary["taught"]) == (1, 1)

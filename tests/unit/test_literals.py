@@ -1,4 +1,4 @@
-"""Filter literals respelled as stored (tools.literals) on a real SQLite file, and in the cascade."""
+"""Filter literals respelled as stored (rewrites.literals) on a real SQLite file, and in the cascade."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import pytest
 from core.llm import LLMProvider, UsageLog
 from core.settings import CandidateSpec, Settings
 from database.connection import Database
+from rewrites.literals import degenerate, fix_literals, fold
 from tests.support.scripted_model import ScriptedChatModel
 from tests.unit.test_candidates import _by_strategy, _schema_ref, cand
 from tools.base import ToolCall, ToolContext
 from tools.generation import GenerateSQLTool
-from tools.literals import degenerate, fix_literals, fold
 
 
 @pytest.fixture()
@@ -61,10 +61,12 @@ def test_nothing_is_changed_without_one_unambiguous_stored_spelling(companies: D
 
 
 def _cascade(settings: Settings, store: Any, sql: str, question: str,
-             **generation: object) -> tuple[list[dict[str, Any]], ScriptedChatModel]:
-    """The direct,qp cascade's candidates when every model reply is ``sql``, and the scripted model."""
-    settings = settings.model_copy(update={"generation": settings.generation.model_copy(
-        update={"candidates": CandidateSpec.parse_list("direct,qp"), "cascade": True, **generation})})
+             **switches: bool) -> tuple[list[dict[str, Any]], ScriptedChatModel]:
+    """The direct,qp cascade's candidates when every model reply is ``sql``, and the scripted model.
+
+    ``switches`` turn rewrite steps on or off (``generation.rewrites``)."""
+    settings = settings.model_copy(update={"generation": settings.generation.with_rewrites(**switches).model_copy(
+        update={"candidates": CandidateSpec.parse_list("direct,qp"), "cascade": True})})
     gen = _by_strategy({"repair": cand(sql), "qp": cand(sql)})
     ctx = ToolContext(settings, Database.from_settings(settings), store,
                       LLMProvider(settings, {"generator": gen}), UsageLog())
@@ -102,19 +104,19 @@ def test_a_null_total_is_respelled_and_replaces_the_first_candidate(shop_setting
     ("Customers of The Company", "The Company Inc.", False),  # only stop words and suffixes in common
 ])
 def test_named_in_reads_the_question(question: str, literal: str, named: bool) -> None:
-    from tools.literals import named_in
+    from rewrites.literals import named_in
     assert named_in(question, literal) is named
 
 
 def test_named_in_accepts_a_value_match_code() -> None:
-    from tools.literals import named_in
+    from rewrites.literals import named_in
     aberdeen = {"mention": "Aberdeen", "value": "Aberdeen", "id": "APG", "siblings": {}}
     assert named_in("Flights arriving at Aberdeen", "APG", [aberdeen])
     assert not named_in("Flights arriving at Aberdeen", "APG")
 
 
 def test_unasked_filters_are_dropped_from_the_outer_where() -> None:
-    from tools.literals import drop_unasked_filters, named_in
+    from rewrites.literals import drop_unasked_filters, named_in
     named = functools.partial(named_in, "What is the ISIN of Microsoft?")
     sql = "SELECT isin FROM eq WHERE co_nm = 'Microsoft Corporation' AND limar = 'XETR' AND n > 1"
     assert drop_unasked_filters(sql, "sqlite", named) == (
@@ -134,3 +136,24 @@ def test_an_empty_result_drops_a_copied_filter_before_any_new_call(shop_settings
     made, gen = _cascade(shop_settings, shop_store, copied, "Names of the customers from Brazil")
     assert [c["strategy"] for c in made] == ["direct", "unasked"] and len(gen.prompts) == 1
     assert made[1]["sql"] == "SELECT name FROM customers WHERE country = 'Brazil'"
+
+
+def test_a_short_code_is_named_when_the_question_writes_it_as_a_word() -> None:
+    from rewrites.literals import drop_unasked_filters, named_in
+    assert named_in("What is the average math score of CA?", "CA")
+    assert named_in("How many F students?", "F")
+    assert not named_in("Average score in California", "CA") and not named_in("a cat's score", "CA")
+    assert not named_in("What is the average math score of ca?", "CA")  # short codes match with their case
+    named = functools.partial(named_in, "What is the average math score of CA?")
+    sql = "SELECT AVG(math) FROM scores WHERE state = 'CA' AND kind = 'XX'"
+    assert drop_unasked_filters(sql, "sqlite", named) == "SELECT AVG(math) FROM scores WHERE state = 'CA'"
+
+
+def test_every_filter_named_means_the_empty_result_is_the_answer() -> None:
+    from rewrites.literals import all_filters_named, named_in
+    named = functools.partial(named_in, "Orders of the customer Caio in 2024 above 100")
+    assert all_filters_named("SELECT id FROM o JOIN c ON c.id = o.cid WHERE c.name = 'Caio' AND o.y = 2024 "
+                             "AND o.amount > 100", "sqlite", named)
+    assert not all_filters_named("SELECT id FROM o WHERE o.name = 'Caio' AND o.exchange = 'XETR'", "sqlite", named)
+    assert not all_filters_named("SELECT id FROM o WHERE o.amount > 50", "sqlite", named)
+    assert not all_filters_named("SELEC (((", "sqlite", named)

@@ -1,11 +1,11 @@
-"""Missing joins added along the one foreign key (database.missing_join)."""
+"""Missing joins added along the one foreign key (rewrites.missing_join)."""
 
 from __future__ import annotations
 
 import pytest
 
 from database.joins import join_graph
-from database.missing_join import add_missing_joins
+from rewrites.missing_join import add_missing_joins
 
 GRAPH = join_graph({"px": [("eq_id", "eq.eq_id")], "eq": [("mic", "exch.mic")], "exch": [],
                     "idx": [("eq_id", "eq.eq_id"), ("alt_id", "eq.eq_id")]})

@@ -1,4 +1,4 @@
-"""Date bounds copied from an example moved onto the question's one period (tools.period_dates)."""
+"""Date bounds copied from an example moved onto the question's one period (rewrites.period_dates)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pytest
 
 from core.settings import Settings
 from retrieval.store import ChromaStore
+from rewrites.period_dates import align_period_dates
 from tests.unit.test_agent import _ask
-from tools.period_dates import align_period_dates
 
 RETURN = ("SELECT m.TICKER, e.PX_LST / b.PX_LST - 1 AS ret FROM EQ_MSTR AS m "
           "JOIN EQ_PX_D AS b ON b.EQ_ID = m.EQ_ID AND b.TRD_DT = (SELECT MAX(TRD_DT) FROM EQ_PX_D WHERE TRD_DT < '{lo}') "
@@ -21,7 +21,7 @@ def align(sql: str, question: str) -> str | None:
 
 def test_an_example_s_quarter_moves_onto_the_question_s_half_year() -> None:
     copied = RETURN.format(lo="2025-06-30", hi="2025-09-30")
-    assert align(copied, "Which three stocks gained the most in the first half of 2025?") == RETURN.format(
+    assert align(copied, "Top 3 stocks by return in the first half of 2025") == RETURN.format(
         lo="2025-01-01", hi="2025-06-30")
 
 
@@ -55,7 +55,15 @@ def test_the_agent_aligns_the_bounds_unless_turned_off(shop_settings: Settings, 
     out, _ = _ask(shop_settings, shop_store, question, planner={}, sql=copied)
     assert out.sql == "SELECT SUM(amount) FROM orders WHERE order_date BETWEEN '2024-02-01' AND '2024-02-29'"
     assert out.rows == [[27.25]]
-    off = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
-        update={"align_period_dates": False})})
+    off = shop_settings.model_copy(update={"generation": shop_settings.generation.with_rewrites(align_period_dates=False)})
     out, _ = _ask(off, shop_store, question, planner={}, sql=copied)
     assert out.rows == [[10.5]]
+
+
+@pytest.mark.parametrize("question", [
+    "Total volume since 2020", "Total volume until 2020", "Total volume through 2020", "Volume since October 2025",
+    "Volume in 2020 onwards", "Volume before June 2024", "Total volume from 2020 on",
+])
+def test_an_open_ended_period_keeps_its_open_end(question: str) -> None:
+    since = "SELECT SUM(v) FROM t WHERE d >= '2020-01-01' AND d <= '2025-10-31'"  # to the data's last day
+    assert align(since, question) is None

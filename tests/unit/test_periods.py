@@ -59,3 +59,14 @@ def test_the_knowledge_lookup_shows_the_periods_unless_turned_off(tmp_path: Path
         ctx = SimpleNamespace(settings=settings, db=SimpleNamespace(dialect="sqlite"))
         text = LookupKnowledgeTool().run(question, ctx).text  # type: ignore[arg-type]
         assert ("'2024-03-01' to '2024-03-31'" in text) is shown
+
+
+@pytest.mark.parametrize(("question", "word"), [
+    ("Returns since 2020", "since"), ("Close until the end of 2024", "until"), ("Volume since October 2025", "since"),
+    ("Stocks listed in 2019 and later", "and later"), ("Prices before June 2024", "before"),
+    ("Returns in 2024", ""), ("Volume throughout 2024", ""), ("from January 2024 to March 2024", ""),
+])
+def test_a_period_bounding_an_open_range_is_marked_open_ended(question: str, word: str) -> None:
+    first = resolve_periods(question)[0]
+    assert first.open_ended == word
+    assert ("open range" in first.describe()) is bool(word)

@@ -1,10 +1,10 @@
-"""Column-qualifier correction (database.qualify)."""
+"""Column-qualifier correction (rewrites.qualify)."""
 
 from __future__ import annotations
 
 import pytest
 
-from database.qualify import fix_qualifiers
+from rewrites.qualify import fix_qualifiers
 
 COLUMNS = {
     "tv_channel": {"id", "series_name", "country", "language", "pixel_aspect_ratio_par"},

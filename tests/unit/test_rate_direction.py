@@ -1,4 +1,4 @@
-"""Conversion rates of a row's own currency divide, never multiply (tools.rate_direction)."""
+"""Conversion rates of a row's own currency divide, never multiply (rewrites.rate_direction)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from core.settings import Settings
 from knowledge.files import save_knowledge
 from knowledge.records import KnowledgeBase, KnowledgeRecord
 from retrieval.store import ChromaStore
+from rewrites.rate_direction import RateSpec, fix_rate_direction, rate_specs
 from tests.unit.test_agent import _ask
-from tools.rate_direction import RateSpec, fix_rate_direction, rate_specs
 
 FX = KnowledgeRecord(id="fx", type="metric", name="exchange rate", definition="Units of the quote per 1 USD.",
                      sql="fx.rate", rate="fx.rate = fx.quote per fx.base", status="approved")
@@ -65,7 +65,6 @@ def test_the_agent_applies_the_rate_record(shop_settings: Settings, shop_store: 
                     "JOIN fx AS f ON f.base = 'USD' AND f.quote = c.ccy WHERE o.id = 1"}
     out, _ = _ask(shop_settings, shop_store, "What was order 1 in US dollars?", planner={}, sql=wrong)
     assert out.rows == [[2.1]]
-    off = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
-        update={"fix_rate_direction": False})})
+    off = shop_settings.model_copy(update={"generation": shop_settings.generation.with_rewrites(fix_rate_direction=False)})
     out, _ = _ask(off, shop_store, "What was order 1 in US dollars?", planner={}, sql=wrong)
     assert out.rows == [[52.5]]

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from core.settings import PROJECT_ROOT
-from database.simplify import complexity, simplify_sql
+from rewrites.simplify import complexity, simplify_sql
 
 SPIDER = PROJECT_ROOT / "data" / "spider-dev"
 

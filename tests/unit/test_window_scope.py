@@ -1,4 +1,4 @@
-"""Look-back windows computed before the date filter (database.window_scope) on a real SQLite file."""
+"""Look-back windows computed before the date filter (rewrites.window_scope) on a real SQLite file."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from database.window_scope import lift_window_filters
+from rewrites.window_scope import lift_window_filters
 
 PX = """
 CREATE TABLE px (eq INTEGER, day TEXT, close REAL);

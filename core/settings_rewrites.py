@@ -1,0 +1,123 @@
+"""Switches of the deterministic SQL rewrites: one field per step of :data:`rewrites.pipeline.STEPS`, in its order.
+
+``generation.rewrites.<step>`` (environment: ``NL2SQL_GENERATION__REWRITES__<STEP>``). The flat names of earlier
+versions (``generation.<step>``, ``NL2SQL_GENERATION__<STEP>``) are still read, with a DeprecationWarning, by
+:func:`lift_flat_flags`. Only the pipeline runner (:func:`rewrites.pipeline.run_phase`) reads these switches.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class RewriteSettings(BaseModel):
+    """One switch per rewrite step, named after it, in pipeline order (``candidate``, ``rescue``, ``fresh``)."""
+
+    fix_qualifiers: bool = Field(
+        True, description="Re-point a column qualified with the wrong table of its SELECT to the only table there "
+        "that has it (rewrites.qualify), before the query runs.",
+    )
+    add_missing_joins: bool = Field(
+        True, description="Join a table the candidate qualifies columns with but never joined, when exactly one of "
+        "its tables has exactly one foreign key to it (rewrites.missing_join).",
+    )
+    align_period_dates: bool = Field(
+        True, description="When the question names one closed period (a month, quarter, half or year; not 'since "
+        "2020') and a candidate's two range bounds miss it (an example's quarter kept), move them onto the "
+        "period's first and last day (rewrites.period_dates).",
+    )
+    fix_rate_direction: bool = Field(
+        True, description="Turn an amount multiplied by the conversion rate of its own row's currency (a rate the "
+        "knowledge file declares as quote per base, joined on the row's currency column) into a division "
+        "(rewrites.rate_direction; no rate record, no effect).",
+    )
+    drop_unnamed_codes: bool = Field(
+        True, description="Drop a candidate's filter on a code the knowledge file binds to a column (an exchange's "
+        "MIC, an enum value) when the question names neither the code nor its record's words, or point it at "
+        "the one other code of that column the question names (rewrites.code_filters; no knowledge file, no "
+        "effect).",
+    )
+    prune_joins: bool = Field(
+        True, description="Before the query runs, drop inner joins to tables the candidate never reads and the "
+        "question never names, when the join cannot change the rows: a NOT NULL foreign key onto the dropped "
+        "table's whole primary key (rewrites.dangling, rewrites.join_facts). Other joins are existence filters "
+        "and stay.",
+    )
+    simplify_sql: bool = Field(
+        True, description="Rewrite each candidate with the result-preserving simplifier (rewrites.simplify): "
+        "drop needless primary-key self-joins and table aliases.",
+    )
+    latest_per_series: bool = Field(
+        True, description="When the question asks for something per series ('for every stock', 'each currency', "
+        "'of all stocks'; 'all' alone does not count), a candidate keeping one row by ORDER BY date DESC LIMIT 1 "
+        "on a (series, date)-keyed table gets each series' latest row (rewrites.as_of).",
+    )
+    lift_window_filters: bool = Field(
+        True, description="Apply a candidate's date conditions after its look-back windows (LAG, n-day moving "
+        "averages) instead of before, so the window sees the history (rewrites.window_scope).",
+    )
+    answer_conventions: bool = Field(
+        True, description="Add the columns the knowledge file's approved presentation records ask for to each "
+        "candidate's SELECT list (rewrites.answer_shape): each listed stock's identifying columns, the date a "
+        "'latest' value was picked from. Replayed on the demo gold runs: strict EX +3 to +5 of 59, none lost.",
+    )
+    fix_literals: bool = Field(
+        True, description="When a candidate's result is empty, respell its filter literals as the column stores "
+        "them when exactly one stored value matches up to accents, case, spaces and punctuation "
+        "(rewrites.literals).",
+    )
+    as_of_dates: bool = Field(
+        True, description="When a candidate's result is empty, read its filters on a date on which the table has no "
+        "row at all (a weekend, a holiday) as of the last day on or before it, within 10 days, per series "
+        "(rewrites.as_of). A true 0 or NULL over rows of that date keeps its date.",
+    )
+    relax_joins: bool = Field(
+        True, description="When a candidate's result is empty and some value it filters on is not named by the "
+        "question, try it without its inner joins to tables it never reads (rewrites.dangling).",
+    )
+    drop_unasked_filters: bool = Field(
+        True, description="When a candidate's result is empty, drop its outer filters on values the question does "
+        "not name (a filter copied from a few-shot example, such as an exchange code) before a new model call "
+        "(rewrites.literals).",
+    )
+    swap_copied_entities: bool = Field(
+        True, description="Point a filter on an entity the question never names (copied from a few-shot example) "
+        "at the one confidently matched entity of the same table the SQL does not use (rewrites.entity_swap).",
+    )
+
+
+FLAT_FLAGS: dict[str, tuple[str, ...]] = {
+    **{name: (name,) for name in RewriteSettings.model_fields if name != "relax_joins"},
+    "prune_joins": ("prune_joins", "relax_joins"),
+}
+"""Flat ``generation.<name>`` switch -> the ``rewrites`` steps it sets (``prune_joins`` also ruled the rescue)."""
+
+
+def lift_flat_flags(data: Any) -> Any:
+    """``GenerationSettings`` input with flat rewrite switches moved under ``rewrites`` (a DeprecationWarning).
+
+    ``{"fix_literals": False}`` becomes ``{"rewrites": {"fix_literals": False}}``; an explicit
+    ``rewrites.<step>`` wins over its flat name. Input that is not a dict is returned as it is.
+    """
+    if not isinstance(data, dict):
+        return data
+    flat = [key for key in data if isinstance(key, str) and key.lower() in FLAT_FLAGS]
+    if not flat:
+        return data
+    warnings.warn(f"generation.{', generation.'.join(flat)}: moved to generation.rewrites.<step> "
+                  "(NL2SQL_GENERATION__REWRITES__<STEP>); the flat names will be removed",
+                  DeprecationWarning, stacklevel=2)
+    data = dict(data)
+    nested = data.get("rewrites")
+    if isinstance(nested, RewriteSettings):
+        nested = nested.model_dump(exclude_unset=True)
+    steps: dict[str, Any] = dict(nested) if isinstance(nested, dict) else {}
+    for key in flat:
+        value = data.pop(key)
+        for step in FLAT_FLAGS[key.lower()]:
+            steps.setdefault(step, value)
+    data["rewrites"] = steps
+    return data

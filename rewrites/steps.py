@@ -1,0 +1,123 @@
+"""The rewrite steps in one shape: ``step(sql, inputs) -> str | None`` (None or ``sql``: nothing to change).
+
+Each adapter takes what its transform needs from :class:`rewrites.inputs.RewriteInputs`; the runner has already
+checked the step's needs and switch (:mod:`rewrites.pipeline`). No adapter raises.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+from rewrites.answer_shape import apply_conventions
+from rewrites.as_of import as_of_dates, latest_per_series
+from rewrites.code_filters import fix_code_filters
+from rewrites.dangling import any_join, prune_dangling_joins
+from rewrites.entity_swap import swap_copied_entities
+from rewrites.inputs import RewriteInputs
+from rewrites.join_facts import lossless_join
+from rewrites.literals import all_filters_named, drop_unasked_filters, fix_literals, named_in
+from rewrites.missing_join import add_missing_joins
+from rewrites.period_dates import align_period_dates
+from rewrites.qualify import fix_qualifiers
+from rewrites.rate_direction import fix_rate_direction
+from rewrites.simplify import simplify_sql
+from rewrites.window_scope import lift_window_filters
+
+
+def qualifiers(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.qualify.fix_qualifiers` with the catalog's column lists."""
+    columns = inputs.lower_columns()
+    return fix_qualifiers(sql, inputs.dialect, columns) if columns else None
+
+
+def missing_joins(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.missing_join.add_missing_joins` along the catalog's foreign-key graph."""
+    return add_missing_joins(sql, inputs.dialect, inputs.catalog.graph) if inputs.catalog is not None else None
+
+
+def period_dates(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.period_dates.align_period_dates` on the question's one closed period."""
+    return align_period_dates(sql, inputs.dialect, inputs.question)
+
+
+def rate_direction(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.rate_direction.fix_rate_direction` with the knowledge file's rate declarations."""
+    rates = inputs.knowledge.rates if inputs.knowledge is not None else ()
+    return fix_rate_direction(sql, inputs.dialect, rates) if rates else None
+
+
+def unnamed_codes(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.code_filters.fix_code_filters` with the knowledge file's code bindings."""
+    know = inputs.knowledge
+    if know is None or not know.codes or know.matcher is None:
+        return None
+    return fix_code_filters(sql, inputs.dialect, inputs.question, know.codes, know.matcher)
+
+
+def prune(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.dangling.prune_dangling_joins` of joins that cannot change the rows (declared keys)."""
+    columns = inputs.lower_columns()
+    if not columns or inputs.names_table is None or inputs.db is None:
+        return None
+    return prune_dangling_joins(sql, inputs.dialect, columns, inputs.names_table, lossless_join(inputs.db))
+
+
+def simplify(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.simplify.simplify_sql` (self-joins on the catalog's primary keys, when there is one)."""
+    return simplify_sql(sql, inputs.dialect, inputs.primary_keys())
+
+
+def latest(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.as_of.latest_per_series` on the catalog's primary keys."""
+    return latest_per_series(sql, inputs.dialect, inputs.question, inputs.primary_keys())
+
+
+def windows(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.window_scope.lift_window_filters`."""
+    return lift_window_filters(sql, inputs.dialect)
+
+
+def conventions(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.answer_shape.apply_conventions` with the knowledge file's presentation records."""
+    shown = list(inputs.knowledge.conventions) if inputs.knowledge is not None else []
+    return apply_conventions(sql, inputs.dialect, shown, inputs.primary_keys()) if shown else None
+
+
+def literals(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.literals.fix_literals`: filter values respelled as the database stores them."""
+    return fix_literals(inputs.db, sql) if inputs.db is not None else None
+
+
+def as_of(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.as_of.as_of_dates` for dates the table has no row on."""
+    return as_of_dates(sql, inputs.dialect, inputs.primary_keys() or {}, inputs.db)
+
+
+def _named(inputs: RewriteInputs) -> Callable[[str], bool]:
+    """``named(value)``: does the question (or one of its value matches) name ``value``?"""
+    return functools.partial(named_in, inputs.question, matches=list(inputs.matches))
+
+
+def relax(sql: str, inputs: RewriteInputs) -> str | None:
+    """The query without its inner joins to tables it never reads, unless the question names every filter value.
+
+    A query whose every filter value the question names asks exactly what was asked: its empty result stands.
+    """
+    columns = inputs.lower_columns()
+    if not columns or inputs.got_rows or all_filters_named(sql, inputs.dialect, _named(inputs)):
+        return None
+    return prune_dangling_joins(sql, inputs.dialect, columns, lambda _table: False, any_join)
+
+
+def unasked(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.literals.drop_unasked_filters`, unless the question names every filter value."""
+    named = _named(inputs)
+    if inputs.got_rows or all_filters_named(sql, inputs.dialect, named):
+        return None
+    return drop_unasked_filters(sql, inputs.dialect, named)
+
+
+def entities(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.entity_swap.swap_copied_entities` with the question's value matches."""
+    return swap_copied_entities(sql, inputs.dialect, inputs.question, list(inputs.matches))
