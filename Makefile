@@ -8,7 +8,10 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test setup install unit integration e2e browser lint index serve clean postgres chroma
 
-demo: setup index
+# The page starts at once: the app prepares the model's prompt cache in the background and shows it as progress
+# (restoring a saved cache from `make index` when there is one).
+demo: setup
+	$(NL2SQL) index --quiet
 	$(VENV)/bin/streamlit run app.py
 
 test: setup browser

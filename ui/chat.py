@@ -40,6 +40,27 @@ def turns_started() -> bool:
     return bool(st.session_state.get("asked"))
 
 
+def warm_up_note() -> None:
+    """The model's prompt preparation as a live line while it runs; gone once it ends.
+
+    The page and the question box are usable at once (``make demo`` no longer prepares the model before the page
+    starts); a question asked meanwhile waits for the model, and the line says so. While the preparation runs the
+    line is a Streamlit fragment redrawn every 2 seconds on its own, so it leaves without a rerun of the page;
+    when nothing is being prepared no fragment is drawn at all.
+    """
+    if services.warm_up_running():
+        _live_warm_up_note()
+
+
+@st.fragment(run_every=2.0)
+def _live_warm_up_note() -> None:
+    status = services.warm_up_status()
+    if services.warm_up_running():
+        waiting = " Your question waits for it and is answered next." if turns_started() else (
+            " You can type your question now: it is answered as soon as the model is ready.")
+        st.caption(f"{status}{waiting}")
+
+
 def current_thread() -> str:
     """This session's conversation id (a new one on first visit)."""
     if "thread_id" not in st.session_state:
@@ -117,9 +138,7 @@ def chat_page() -> None:
     warning = cfg.profile_warning()
     if warning:
         st.warning(warning)
-    warm = services.warm_up_status()
-    if warm and not turns_started():
-        st.caption(warm)
+    warm_up_note()
     thread_id = current_thread()
     runs, feedback = services.run_store(), services.feedback_store()
     turns = runs.thread_runs(thread_id, user=me)

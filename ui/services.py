@@ -109,6 +109,12 @@ def _start_warm_up(ov: Overrides, deps: AgentDeps) -> None:
     threading.Thread(target=run, name="prompt-warm-up", daemon=True).start()
 
 
+def warm_up_running() -> bool:
+    """True while the prompt-cache warm-up of this session's configuration runs."""
+    ov = overrides()
+    return ov in _warm and _warm[ov] is None
+
+
 def warm_up_status() -> str | None:
     """One line on the prompt-cache warm-up of this session's configuration (None when not started)."""
     ov = overrides()
