@@ -113,7 +113,8 @@ def unstated_entity(question: str, entity_words: dict[str, str], linked_tables: 
     many tracks are on the playlist?" points at one playlist without naming it. Only when the entity word ends
     its noun phrase (punctuation or a verb follows), no qualifier follows ("the customer with the most
     invoices", "the artist of ...") and no value of that table was linked, and not when it refers back to the
-    same word quantified earlier ("For each shop, return ... the name of the shop").
+    same word quantified earlier ("For each shop, return ... the name of the shop") or asked for earlier ("Which
+    county has the largest population? Give me the name of the county.").
     """
     for match in re.finditer(r"\bthe\s+([a-z_]+)\b", question, re.IGNORECASE):
         word = match.group(1).lower()
@@ -123,6 +124,10 @@ def unstated_entity(question: str, entity_words: dict[str, str], linked_tables: 
             continue
         if re.search(rf"\b(?:each|every|per|all|any)\s+{re.escape(word)}s?\b", question, re.IGNORECASE):
             continue  # "for each shop, ... the name of the shop": it refers back to a quantified entity
+        if re.search(rf"\b(?:which|what)\s+(?:\w+\s+)?{re.escape(word)}s?\b", question[: match.start()], re.IGNORECASE):
+            continue  # "Which county has the largest population? Give the name of the county": the asked one
+        if re.search(rf"\b{re.escape(word)}s\b", question[: match.start()], re.IGNORECASE):
+            continue  # "phones and the region of markets ..., by the ranking of the market": any of those named
         if not _ENDS_PHRASE.match(question[match.end():]):
             continue  # a name or a noun follows: "the album 'Let There Be Rock'", "the currency codes"
         return entity_words[word]

@@ -9,13 +9,13 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
+from rewrites.answer_limits import drop_unasked_limit, order_as_asked
 from rewrites.answer_shape import apply_conventions
 from rewrites.as_of import as_of_dates, latest_per_series
 from rewrites.code_filters import fix_code_filters
 from rewrites.dangling import any_join, prune_dangling_joins
 from rewrites.entity_swap import swap_copied_entities
 from rewrites.inputs import RewriteInputs
-from rewrites.join_facts import lossless_join
 from rewrites.literals import all_filters_named, drop_unasked_filters, fix_literals, named_in
 from rewrites.missing_join import add_missing_joins
 from rewrites.period_dates import align_period_dates
@@ -56,11 +56,11 @@ def unnamed_codes(sql: str, inputs: RewriteInputs) -> str | None:
 
 
 def prune(sql: str, inputs: RewriteInputs) -> str | None:
-    """:func:`rewrites.dangling.prune_dangling_joins` of joins that cannot change the rows (declared keys)."""
+    """:func:`rewrites.dangling.prune_dangling_joins` of unread joins to tables the question does not name."""
     columns = inputs.lower_columns()
-    if not columns or inputs.names_table is None or inputs.db is None:
+    if not columns or inputs.names_table is None:
         return None
-    return prune_dangling_joins(sql, inputs.dialect, columns, inputs.names_table, lossless_join(inputs.db))
+    return prune_dangling_joins(sql, inputs.dialect, columns, inputs.names_table, any_join)
 
 
 def simplify(sql: str, inputs: RewriteInputs) -> str | None:
@@ -71,6 +71,16 @@ def simplify(sql: str, inputs: RewriteInputs) -> str | None:
 def latest(sql: str, inputs: RewriteInputs) -> str | None:
     """:func:`rewrites.as_of.latest_per_series` on the catalog's primary keys."""
     return latest_per_series(sql, inputs.dialect, inputs.question, inputs.primary_keys())
+
+
+def unasked_limit(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.answer_limits.drop_unasked_limit` on the question."""
+    return drop_unasked_limit(sql, inputs.dialect, inputs.question)
+
+
+def order_asked(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.answer_limits.order_as_asked` on the question."""
+    return order_as_asked(sql, inputs.dialect, inputs.question)
 
 
 def windows(sql: str, inputs: RewriteInputs) -> str | None:

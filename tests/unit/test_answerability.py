@@ -285,3 +285,11 @@ def test_capitalised_words_stored_as_values_are_known_data(tmp_path: Any, embedd
     assert stored_as_values(ctx, question, uncovered) == {"north", "carolina", "oliver"}
     assert stored_as_values(ctx, "students in north carolina", ["north", "carolina"]) == set()  # not names
     assert stored_as_values(types.SimpleNamespace(db=db, settings=settings, store=None), question, uncovered) == set()
+
+
+def test_the_entity_asked_for_or_listed_earlier_is_not_unstated() -> None:
+    words = {"county": "county", "market": "market", "playlist": "playlist"}
+    assert unstated_entity("Which county has the largest populace? Give me the name of the county.", words, set()) is None
+    assert unstated_entity("Show the names of phones and the region of markets they are on, in ascending order of "
+                           "the ranking of the market.", words, set()) is None
+    assert unstated_entity("How many tracks are on the playlist?", words, set()) == "playlist"
