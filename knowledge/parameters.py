@@ -136,4 +136,12 @@ def unstated_entity(question: str, entity_words: dict[str, str], linked_tables: 
 
 def unstated_time(question: str) -> bool:
     """True when the question points at a year, month, day... it never states ("sales in the month")."""
-    return bool(_UNSTATED_TIME.search(question)) and not has_date(question)
+    if has_date(question):
+        return False
+    for found in _UNSTATED_TIME.finditer(question):
+        if re.search(r"\b(?:order\s+of|by)\s+$", question[: found.start()], re.IGNORECASE):
+            continue  # a sort key: "in ascending order of the year held", "sorted by the date"
+        if re.match(r"\s+(?:held|built|born|made|begun|won|run|\w+ed)\b", question[found.end():], re.IGNORECASE):
+            continue  # an attribute: "the year founded", "the date opened"
+        return True
+    return False

@@ -35,7 +35,8 @@ _COUNT = re.compile(r"\b\d+\s+(?!(?:years?|days?|months?|weeks?|hours?|minutes?|
                     re.IGNORECASE)
 _ORDER = re.compile(r"\b(order(ed)?|sort(ed)?|rank(ed)?|arrange(d)?)\b|\bin\s+\w+\s+order\b", re.IGNORECASE)
 _DESCENDING = re.compile(r"\b(desc(ending)?|decreasing|descend|reverse|high(est)?\s+to\s+low|large(st)?\s+to\s+"
-                         r"small|most\s+to\s+least|latest|newest|most\s+recent|highest|largest|biggest|most)\b",
+                         r"small|most\s+to\s+least|latest|newest|most\s+recent|highest|largest|biggest|most|"
+                         r"from\s+(?:the\s+)?\w+\s+to\s+(?:the\s+)?\w+)\b",
                          re.IGNORECASE)
 
 

@@ -22,4 +22,5 @@ def test_an_asked_order_is_ascending_unless_a_descending_cue_or_a_pick() -> None
         "SELECT name FROM people ORDER BY birth ASC")
     assert order_as_asked(sql, "sqlite", "Names of all people, in descending order of birth date") is None
     assert order_as_asked(sql, "sqlite", "Names of all people") is None  # no order asked: left alone
+    assert order_as_asked(sql, "sqlite", "People ordered by age from the oldest to the youngest") is None
     assert order_as_asked(sql + " LIMIT 3", "sqlite", "people ordered by birth, 3 of them") is None

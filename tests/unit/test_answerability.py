@@ -293,3 +293,11 @@ def test_the_entity_asked_for_or_listed_earlier_is_not_unstated() -> None:
     assert unstated_entity("Show the names of phones and the region of markets they are on, in ascending order of "
                            "the ranking of the market.", words, set()) is None
     assert unstated_entity("How many tracks are on the playlist?", words, set()) == "playlist"
+
+
+def test_a_sort_key_or_an_attribute_is_no_unstated_time() -> None:
+    from knowledge.parameters import unstated_time
+
+    assert not unstated_time("Names of the chairs of festivals, sorted in ascending order of the year held?")
+    assert not unstated_time("List the clubs by the year founded")
+    assert unstated_time("What were the sales in the month?")
