@@ -45,7 +45,8 @@ def collections_tab(deps: AgentDeps) -> None:
                 for h in hits]
         st.dataframe(pd.DataFrame(rows), width="stretch", hide_index=True)
         by_id = {h.id: h for h in hits}
-        rid = st.selectbox("Record", list(by_id), key="col-record")
+        # keyed by the search, so a new search opens its best hit rather than keeping an earlier pick
+        rid = st.selectbox("Record", list(by_id), key=f"col-record-{name}-{query.strip()}")
         hit = by_id[rid]
         if name == EXAMPLES_INDEX:
             edit_example_form(deps, hit.metadata, rid)
