@@ -44,6 +44,9 @@ class Outcome(BaseModel):
         description="Each SQL candidate: index, strategy, status, row_count, sql, error, rewrites (the rewrite "
         "steps that changed its SQL, with the SQL before and after: rewrites.inputs.StepTrace dicts).")
     judge: dict[str, Any] | None = Field(None, description="The judge's record (scores, choice), if it ran.")
+    agreement: float | None = Field(
+        None, description="Share (0..1) of the candidates that ran whose result equals the answer's "
+        "(self-consistency); None when no candidate ran.")
     verifier: dict[str, Any] | None = Field(None, description="The verifier's record (needed, repaired...).")
     kind: Literal["answer", "clarify", "follow_up", "refuse"] = Field(
         "answer", description="answer, or instead of SQL a clarification (readings), a follow-up question "
@@ -115,7 +118,7 @@ class Outcome(BaseModel):
             kind=answer.kind, readings=answer.readings, missing=answer.missing, term_checks=answer.term_checks,
             candidates=[{k: o.get(k) for k in ("index", "strategy", "status", "row_count", "sql", "error", "rewrites")}
                         for o in last.get("outcomes", [])],
-            judge=last.get("judge"), verifier=last.get("verifier"),
+            judge=last.get("judge"), verifier=last.get("verifier"), agreement=agreement(last),
             definitions=_definitions(final, answer.sql or ""),
             llm_calls=len(usage),
             prompt_tokens=sum(u.get("prompt_tokens", 0) for u in usage),
@@ -135,6 +138,19 @@ def _definitions(final: AgentState, sql: str) -> list[str]:
     shown = [KnowledgeRecord.model_validate(r) for res in (final.get("results") or {}).values()
              if res.ok and res.kind == "knowledge" for r in res.value.get("records", [])]
     return cited(shown, sql) if sql else []
+
+
+def agreement(selection: dict[str, Any]) -> float | None:
+    """Share of the candidate outcomes that ran (status ok or empty) with the selected one's result.
+
+    ``selection`` is a :func:`last_selection` value; None when no candidate ran or nothing is selected.
+    """
+    ran = [o for o in selection.get("outcomes", []) if o.get("status") in ("ok", "empty")]
+    chosen = next((o for o in ran if o.get("index") == selection.get("selected")), None)
+    if chosen is None:
+        return None
+    same: int = sum(o.get("signature") == chosen.get("signature") for o in ran)
+    return round(same / len(ran), 3)
 
 
 def last_selection(final: AgentState) -> dict[str, Any]:

@@ -254,26 +254,34 @@ def invoke_structured(
     raise _give_up(role, last_error)
 
 
-def invoke_text(llms: LLMProvider, role: Role, messages: Sequence[BaseMessage], usage: UsageLog) -> str:
-    """Call ``role``'s model for free text; retries as in :func:`invoke_structured`.
+def invoke_text(llms: LLMProvider, role: Role, messages: Sequence[BaseMessage], usage: UsageLog, *,
+                temperature: float | None = None, max_tokens: int | None = None, label: str | None = None) -> str:
+    """Call ``role``'s model for free text; retries, overrides and ``label`` as in :func:`invoke_structured`.
 
     Raises:
         LLMError: when every attempt failed.
     """
-    model = llms.get(role)
+    model: Any = llms.get(role)
+    overrides: dict[str, Any] = {}
+    if temperature is not None:
+        overrides["temperature"] = temperature
+    if max_tokens is not None:
+        overrides["max_tokens"] = max_tokens
+    if overrides:
+        model = model.model_copy(update=overrides)
     last_error = "no attempt made"
     for attempt in range(llms.max_retries(role) + 1):
         if attempt and question_expired():  # the budget bounds retries; the first try always runs
             break
         try:
-            reply, started = _attempt(llms, role, usage, None, lambda: model.invoke(list(messages)))
+            reply, started = _attempt(llms, role, usage, label, lambda: model.invoke(list(messages)))
         except Exception as exc:  # recorded by _attempt; transient ones were retried there already
             last_error = _describe(exc)
             if is_transient(exc):
                 break
             continue
         prompt_tokens, completion_tokens = _usage_of(reply)
-        usage.add(LLMCall(role, time.perf_counter() - started, prompt_tokens, completion_tokens))
+        usage.add(LLMCall(role, time.perf_counter() - started, prompt_tokens, completion_tokens, label=label))
         return reply.content if isinstance(reply.content, str) else str(reply.content)
     raise _give_up(role, last_error)
 

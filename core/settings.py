@@ -21,6 +21,12 @@ from pydantic_settings import (
 )
 
 from core.profile import Profile, detect_profile, is_small_model
+from core.settings_candidates import (
+    CandidateSpec as CandidateSpec,
+)
+from core.settings_candidates import (
+    ConsistencySettings as ConsistencySettings,
+)
 from core.settings_rewrites import (
     RewriteSettings as RewriteSettings,
 )
@@ -53,9 +59,6 @@ from core.settings_sections import (
 )
 from core.settings_sections import (
     AnswerabilitySettings as AnswerabilitySettings,
-)
-from core.settings_sections import (
-    CandidateSpec as CandidateSpec,
 )
 from core.settings_sections import (
     GenerationSettings as GenerationSettings,

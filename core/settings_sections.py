@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, SecretStr, model_validator
 
+from core.settings_candidates import CandidateSpec, ConsistencySettings
 from core.settings_rewrites import RewriteSettings, lift_flat_flags
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -163,37 +164,6 @@ class RetrievalSettings(BaseModel):
     )
 
 
-Strategy = Literal["direct", "divide_and_conquer", "query_plan"]
-"""SQL generation prompts: ``direct`` (SQL only), ``divide_and_conquer`` and ``query_plan`` chain-of-thought
-(CHASE-SQL, Pourreza et al. 2024)."""
-
-
-class CandidateSpec(BaseModel):
-    """One SQL candidate to generate: its prompt strategy and sampling temperature."""
-
-    strategy: Strategy = Field(description="Prompt strategy of this candidate.")
-    temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature of this candidate.")
-
-    @classmethod
-    def parse_list(cls, text: str) -> list[CandidateSpec]:
-        """Parse ``"qp:0,dc:0.7,direct"`` (strategy[:temperature], comma-separated; ``qp``/``dc`` short).
-
-        Raises:
-            ValueError: unknown strategy or bad temperature.
-        """
-        short = {"qp": "query_plan", "dc": "divide_and_conquer", "direct": "direct"}
-        specs = []
-        for part in filter(None, (p.strip() for p in text.split(","))):
-            name, _, temp = part.partition(":")
-            strategy = short.get(name, name)
-            if strategy not in short.values():
-                raise ValueError(f"unknown candidate strategy {name!r}; use direct, qp or dc")
-            specs.append(cls(strategy=strategy, temperature=float(temp) if temp else 0.0))
-        if not specs:
-            raise ValueError("no candidate given")
-        return specs
-
-
 class GenerationSettings(BaseModel):
     """Candidates, judge and verifier (CHASE-SQL-style generation with selection and repair)."""
 
@@ -209,11 +179,13 @@ class GenerationSettings(BaseModel):
     candidates_local: list[CandidateSpec] = Field(
         default_factory=lambda: [
             CandidateSpec(strategy="direct", temperature=0.0),
+            CandidateSpec(strategy="plain", temperature=0.0),
             CandidateSpec(strategy="query_plan", temperature=0.0),
             CandidateSpec(strategy="divide_and_conquer", temperature=0.0),
         ],
-        description="Candidates on the embedded 2-core model, where every output token costs ~45-65 ms and "
-        "parallel slots add little throughput (see docs/benchmarks.md).",
+        description="Candidates on the embedded 2-core model, in cascade order: later ones are written only "
+        "while the earlier results disagree or fail (generation.consistency); every output token costs ~45-65 ms "
+        "and parallel slots add little throughput (see docs/benchmarks.md).",
     )
     candidates: list[CandidateSpec] | None = Field(
         None, description="Explicit candidate list; overrides the profiles' lists above."
@@ -237,6 +209,9 @@ class GenerationSettings(BaseModel):
         "is the most accurate and each extra candidate costs ~5-10 s on the embedded model (see docs/benchmarks.md's "
         "ablation), off for the large profile (all candidates, judged).",
     )
+    consistency: ConsistencySettings = Field(
+        default_factory=ConsistencySettings, description="Adaptive self-consistency: how many cascade "
+        "candidates must agree on a result before the cascade stops, and when a majority skips the judge.")
     reuse_approved: bool = Field(
         True, description="Offer a user-approved example's SQL as the first candidate when the question is a "
         "paraphrase of it (tools.reuse: literal, shape and entity guards, then one short model check). On the "

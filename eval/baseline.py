@@ -7,7 +7,6 @@ way.
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 
@@ -16,10 +15,9 @@ from core.llm import LLMError, LLMProvider, UsageLog, chat, invoke_text
 from database.connection import Database
 from database.schema_reader import format_sample_rows, read_schema, table_ddl
 from prompts import baseline as prompt
-from tools.candidate import clean_sql
+from tools.candidate import extract_sql
 
 SAMPLE_ROWS = 3
-_START = re.compile(r"\b(WITH|SELECT)\b", re.I)
 
 
 _SCHEMAS: dict[str, str] = {}
@@ -36,18 +34,6 @@ def schema_prompt(db: Database) -> str:
                 blocks.append(table_ddl(table, db.dialect) + (f"\n/* {SAMPLE_ROWS} rows:\n{rows}\n*/" if rows else ""))
             _SCHEMAS[db.key] = "\n\n".join(blocks)
         return _SCHEMAS[db.key]
-
-
-def extract_sql(text: str) -> str:
-    """The first SQL statement of a model reply ("" when there is none).
-
-    Fences are stripped; the statement runs from the first SELECT/WITH to the first semicolon.
-    """
-    body = clean_sql(text)
-    match = _START.search(body)
-    if not match:
-        return ""
-    return body[match.start():].split(";")[0].strip()
 
 
 def single_shot(db: Database, llms: LLMProvider, question: str) -> Outcome:

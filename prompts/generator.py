@@ -4,7 +4,9 @@ The system prompt is the shared schema prefix (:mod:`prompts.schema_prefix`) fol
 prefix that the server's prompt cache reuses across questions and across candidates, the judge, the verifier
 and the table-insights step.
 
-Strategies (CHASE-SQL, Pourreza et al. 2024): ``direct`` writes SQL only; ``divide_and_conquer`` splits the
+Strategies (CHASE-SQL, Pourreza et al. 2024): ``direct`` writes SQL only; ``plain`` writes SQL only as free
+text and sees the question without the join, value and insight hints (the single-shot reading, a second
+opinion for self-consistency); ``divide_and_conquer`` splits the
 question into sub-questions, solves each as a partial query and assembles them; ``query_plan`` reasons like a
 database engine's plan (tables to scan, joins, filters, grouping, ordering, output). Reasoning is kept short
 and capped by the JSON grammar: on the local 2-core model each output token costs ~45-65 ms.
@@ -25,6 +27,10 @@ DIRECT = """{knowledge}{joins}{history}{examples}{values}{insights}Question: {qu
 Reply with JSON: {{"sql": "<the query>"}}
 JSON:"""
 
+PLAIN = """{knowledge}{history}{examples}Question: {question}
+Reply with the SQL query only, no explanation.
+SQL:"""
+
 DIVIDE_AND_CONQUER = """{knowledge}{joins}{history}{examples}{values}{insights}Question: {question}
 Think with divide and conquer, briefly: split the question into 1-3 sub-questions, name the table/column or
 partial SQL that answers each, then combine them into ONE final query.
@@ -37,7 +43,7 @@ values), grouping/aggregation, ordering/limit, and which columns to output.
 Reply with JSON: {{"reasoning": "<the plan in under 40 words>", "sql": "<the query>"}}
 JSON:"""
 
-TEMPLATES = {"direct": DIRECT, "divide_and_conquer": DIVIDE_AND_CONQUER, "query_plan": QUERY_PLAN}
+TEMPLATES = {"direct": DIRECT, "plain": PLAIN, "divide_and_conquer": DIVIDE_AND_CONQUER, "query_plan": QUERY_PLAN}
 
 DIALECT_RULES = {
     "sqlite": "SQLite dialect: dates are TEXT 'YYYY-MM-DD'; use strftime/date(), || for concatenation, "

@@ -1,4 +1,4 @@
-"""Build an abbreviated ("warehouse-style") Spider-format copy of some databases (see eval/abbreviate.py).
+"""Build an abbreviated ("warehouse-style") Spider-format copy of some databases (see eval/abbreviate/).
 
     python scripts/abbreviate_db.py --source ../shared/benchmarks/spider-wide --out .nl2sql/bench/wide-abbrev \\
         --databases concert_singer,flight_1 [--seed 2026]

@@ -8,13 +8,14 @@ execution feedback, DIN-SQL, Pourreza & Rafiei 2023; probing as in RAISE, Granad
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
-from core.llm import LLMError, chat, invoke_structured
+from core.llm import LLMError, chat, invoke_structured, invoke_text
 from core.settings import CandidateSpec
 from database.guard import guard_sql
 from knowledge.views import expand_views
@@ -29,6 +30,7 @@ from tools.knowledge import approved_views, rewrite_knowledge
 from tools.probes import plan_probes, run_probes
 
 _FENCE = re.compile(r"^```(?:sql)?\s*|\s*```$", re.IGNORECASE)
+_START = re.compile(r"\b(WITH|SELECT)\b", re.IGNORECASE)
 SQL_MAX_CHARS = 1500
 
 
@@ -71,6 +73,28 @@ def clean_sql(text: str) -> str:
     return _FENCE.sub("", text.strip()).strip().rstrip(";").strip()
 
 
+def extract_sql(text: str) -> str:
+    """The first SQL statement of a free-text model reply ("" when there is none).
+
+    A reply that is a JSON object with an ``sql`` key gives that value; otherwise fences are stripped and the
+    statement runs from the first SELECT/WITH to the first semicolon or closing fence (text the model adds
+    after the query is dropped).
+    """
+    body = text.strip()
+    if body.startswith("{"):
+        try:
+            parsed = json.loads(body)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict) and isinstance(parsed.get("sql"), str):
+            body = parsed["sql"]
+    body = clean_sql(body)
+    match = _START.search(body)
+    if not match:
+        return ""
+    return body[match.start():].split(";")[0].split("```")[0].strip()
+
+
 def system_prompt(dialect: str, schema_context: str) -> str:
     """The system prompt shared by candidates, judge and verifier: the schema prefix, then the rules.
 
@@ -96,16 +120,26 @@ def write_candidate(ctx: ToolContext, system: str, user: str, spec: CandidateSpe
     statements, writes, unparsable SQL) come back in ``Candidate.error``.
     """
     cand = Candidate(index=index, strategy=spec.strategy, temperature=spec.temperature)
-    schema: type[BaseModel] = (SQLAnswer if spec.strategy == "direct"
-                               else reasoned_answer_model(ctx.settings.generation.reasoning_max_chars))
+    label = label or f"candidate {index} {spec.strategy}"
     try:
-        out = invoke_structured(ctx.llms, "generator", chat(system, user), schema, ctx.usage,
-                                temperature=spec.temperature, label=label or f"candidate {index} {spec.strategy}")
+        if spec.strategy == "plain":  # free text, no grammar: the reply is cut to its first statement
+            text = invoke_text(ctx.llms, "generator", chat(system, user), ctx.usage, temperature=spec.temperature,
+                               max_tokens=ctx.settings.generation.consistency.plain_max_tokens, label=label)
+            written = extract_sql(text)
+            if not written:
+                cand.error = "the reply held no SELECT statement"
+                return cand
+        else:
+            schema: type[BaseModel] = (SQLAnswer if spec.strategy == "direct"
+                                       else reasoned_answer_model(ctx.settings.generation.reasoning_max_chars))
+            out = invoke_structured(ctx.llms, "generator", chat(system, user), schema, ctx.usage,
+                                    temperature=spec.temperature, label=label)
+            cand.reasoning = str(getattr(out, "reasoning", "") or "")
+            written = clean_sql(str(getattr(out, "sql", "")))
     except LLMError as exc:
         cand.error = str(exc)
         return cand
-    cand.reasoning = str(getattr(out, "reasoning", "") or "")
-    cand.sql = expand_views(clean_sql(str(getattr(out, "sql", ""))), approved_views(ctx.settings), ctx.db.dialect)
+    cand.sql = expand_views(written, approved_views(ctx.settings), ctx.db.dialect)
     verdict = guard_sql(cand.sql, ctx.db.dialect)
     if not verdict.ok:
         cand.error = verdict.error

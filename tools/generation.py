@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from core.llm_retry import fallback_allowed
 from core.settings import CandidateSpec
+from database.connection import QueryResult
 from database.guard import guard_sql
 from knowledge.views import contract_views
 from prompts import generator as prompt
@@ -25,6 +26,7 @@ from rewrites.pipeline import rescued_by, run_phase
 from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently
 from tools.candidate import Candidate, rewrite_inputs, system_prompt, write_candidate, write_repair
 from tools.examples import on_topic, render_examples
+from tools.execution import result_signature
 from tools.knowledge import approved_views
 from tools.reuse import reusable_example
 
@@ -94,6 +96,26 @@ def _rescue_empty(ctx: ToolContext, cand: Candidate, args: GenerateSQLArgs, *,
     return Candidate(index=cand.index, strategy=step.label, temperature=cand.temperature, sql=fixed,
                      reasoning=step.reason, value_hints=cand.value_hints,
                      rewrites=[t.as_dict() for t in traces if t.fired or t.note])
+
+
+class Ballot:
+    """Votes of the cascade's candidates for their results (execution-based self-consistency).
+
+    Results are compared by :func:`tools.execution.result_signature` (column count and the multiset of rows:
+    order- and alias-insensitive), the grouping the execution step and the judge use.
+    """
+
+    def __init__(self, agree: int) -> None:
+        """A ballot that is decided at ``agree`` votes for one result (1: at the first result)."""
+        self.agree = agree
+        self.counts: dict[str, int] = {}
+
+    def vote(self, res: QueryResult) -> bool:
+        """Count ``res`` (ignored when it failed); True once some result has ``agree`` votes."""
+        if res.ok:
+            signature = result_signature(res)
+            self.counts[signature] = self.counts.get(signature, 0) + 1
+        return max(self.counts.values(), default=0) >= self.agree
 
 
 class GenerateSQLTool(Tool[GenerateSQLArgs]):
@@ -206,7 +228,11 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
     def _cascade(one: Callable[[tuple[int, CandidateSpec], bool], Candidate],
                  fix: Callable[[int, str, str], Candidate] | None,
                  items: list[tuple[int, CandidateSpec]], ctx: ToolContext, args: GenerateSQLArgs) -> list[Candidate]:
-        """Candidates in order until one runs (read-only dry run) and returns rows; the rest are not made.
+        """Candidates in order until enough of them return the same rows (read-only dry runs); the rest are not made.
+
+        Each candidate that returns rows votes for its result (:class:`Ballot`); the cascade stops once
+        ``generation.consistency.agree`` votes name one result (1: at the first candidate with rows), else at the
+        end of the list. The execution step then selects the largest group (adaptive self-consistency).
 
         No further candidate starts once the question has run ``generation.fallback_budget_s`` seconds. When a
         candidate that saw value hints runs but returns no rows, the next candidates are written without
@@ -220,6 +246,7 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         ``relaxed`` or ``unasked`` candidate that ends the cascade if it has rows.
         """
         made: list[Candidate] = []
+        ballot = Ballot(ctx.settings.generation.consistency.agree)
         hints, has_hints = True, bool(args.values)
         failed: tuple[str, str] | None = None  # (sql, problem) of the last candidate whose dry run failed
         for item in items:
@@ -231,15 +258,21 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
             if cand.sql and not cand.error:
                 res = ctx.db.run_query(cand.sql)
                 if res.ok and res.rows and not degenerate(res.rows):
-                    break
+                    if ballot.vote(res):
+                        break
+                    continue
                 rescued = _rescue_empty(ctx, cand, args, only_literals=bool(res.rows)) if res.ok else None
                 if rescued is not None:
                     if res.rows:  # a NULL/0 aggregate: the respelled query replaces it in selection
                         cand.error = "superseded: its filter values were not spelled as stored"
                     made.append(rescued)
-                    break
+                    if ballot.vote(ctx.db.run_query(rescued.sql or "")):
+                        break
+                    continue
                 if res.ok and res.rows:
-                    break
+                    if ballot.vote(res):
+                        break
+                    continue
                 if res.ok and has_hints:
                     hints = False
                 if not res.ok:

@@ -61,10 +61,17 @@ def render_candidates(groups: list[dict[str, Any]]) -> str:
     return "\n".join(parts)
 
 
+def has_majority(groups: list[dict[str, Any]]) -> bool:
+    """True when the first (largest) of ``groups`` has at least two members and more than any other group."""
+    sizes = sorted((len(g["members"]) for g in groups), reverse=True)
+    return bool(sizes) and sizes[0] >= 2 and (len(sizes) == 1 or sizes[0] > sizes[1])
+
+
 def judge_groups(ctx: ToolContext, value: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     """Pick a candidate among ``value["groups"]``; returns ``(candidate index, judge record)``.
 
-    The record has ``skipped`` (reason) when no LLM call was needed, else ``scores`` (one per group:
+    The record has ``skipped`` (reason: agreement, a strict majority when
+    ``generation.consistency.majority_skips_judge``, or all results empty) when no LLM call was needed, else ``scores`` (one per group:
     ``members``, the three scores, ``score`` in 0..1) and ``best_score``; ``error`` when the call failed (the
     majority result is kept then). Never raises.
     """
@@ -72,6 +79,8 @@ def judge_groups(ctx: ToolContext, value: dict[str, Any]) -> tuple[int, dict[str
     if len(groups) <= 1:
         reason = "agreement" if groups else "all results empty"
         return value["selected"], {"skipped": reason, "best_score": None}
+    if ctx.settings.generation.consistency.majority_skips_judge and has_majority(groups):
+        return value["selected"], {"skipped": "majority", "best_score": None}
     user = prompt.USER.format(context=value.get("context", ""), question=value.get("question", ""),
                               candidates=render_candidates(groups))
     try:
