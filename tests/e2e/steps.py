@@ -5,11 +5,18 @@ before the element it needs is there, so CPU load slows the tests down but does 
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
 
+from core.settings import PROJECT_ROOT
 from tests.e2e.conftest import ARTIFACTS
 
 STATUS = re.compile(r"^(Done|Failed) in")  # the label of a just-answered turn's status box
@@ -57,3 +64,43 @@ def ask(page: Any, question: str, turn: int, timeout_ms: int = ANSWER_TIMEOUT_MS
 def shot(page: Any, name: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+WARM_UP = re.compile(r"^Preparing the model for this database")
+"""The chat page's live line while the app prefills the model's prompts (``ui.chat.warm_up_note``)."""
+
+
+def warm_up_shown(page: Any) -> bool:
+    """True when the drawn page shows the warm-up line (call once the page has settled: it is drawn by then)."""
+    return bool(page.get_by_text(WARM_UP).count())
+
+
+def warmed_up(page: Any, timeout_ms: float | None = None) -> None:
+    """Wait until the warm-up line has gone (at once when none is shown: scripted models need no warm-up)."""
+    expect(page.get_by_text(WARM_UP)).to_have_count(0, timeout=timeout_ms)
+
+
+def demo_index_command() -> list[str]:
+    """The index step of ``make demo`` (its recipe as printed by ``make -n demo``, with this interpreter's venv),
+    for scripts that time or repeat ``make demo`` without its setup step."""
+    make = shutil.which("make")
+    if make is None:
+        raise RuntimeError("make not found: the index command is read from `make -n demo`")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE") and k != "MFLAGS"}
+    printed = subprocess.run([make, "-n", "--no-print-directory", "demo", f"VENV={sys.prefix}"], cwd=PROJECT_ROOT,
+                             env=env, capture_output=True, text=True, check=True).stdout
+    runs = [cmd for cmd in map(shlex.split, printed.splitlines())
+            if len(cmd) > 1 and Path(cmd[0]).name == "nl2sql" and cmd[1] == "index"]
+    if len(runs) != 1:
+        raise RuntimeError(f"expected one `nl2sql index` line in `make -n demo`:\n{printed}")
+    return runs[0]
+
+
+def answer_text(message: Any) -> str:
+    """An assistant message's text after its status box, one line per paragraph, without Material icon names
+    (``keyboard_arrow_right``) or blank lines: what a report quotes of an answer."""
+    text = str(message.inner_text())
+    label = re.search(r"^(Done|Failed) in [^\n]*$", text, re.MULTILINE)
+    if label:
+        text = text[label.end():]
+    return "\n".join(ln for ln in map(str.strip, text.splitlines()) if ln and not re.fullmatch(r"[a-z_]+", ln))
