@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -11,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent.state import AgentState
 from knowledge.lookup import cited
 from knowledge.records import KnowledgeRecord
+from tools.sql_account import describe_sql
 
 Status = Literal["ok", "empty", "error"]
 """``ok``: rows came back; ``empty``: the query ran and matched nothing; ``error``: no answer (the text says
@@ -60,6 +62,11 @@ class Outcome(BaseModel):
         default_factory=list,
         description="Names of the business definitions (knowledge records) shown to the generator that the SQL "
         "applies (knowledge.lookup.cited).")
+    account: list[str] = Field(
+        default_factory=list,
+        description="What was computed, in words: 1-4 lines built from the executed SQL's syntax tree without an "
+        "LLM (tables read and joined, rows kept, what is shown; tools.sql_account.SqlAccount.lines); [] without "
+        "executed SQL.")
     llm_calls: int = Field(0, description="LLM calls of this turn.")
     prompt_tokens: int = Field(0, description="Prompt tokens of this turn, all calls.")
     completion_tokens: int = Field(0, description="Completion tokens of this turn, all calls.")
@@ -103,8 +110,13 @@ class Outcome(BaseModel):
 
     @classmethod
     def from_state(cls, final: AgentState, *, database: str, started: float, question: str,
-                   thread_id: str | None, run_id: str) -> Outcome:
-        """The outcome of a finished graph run (``final`` is its last state); see :func:`agent.runner.ask`."""
+                   thread_id: str | None, run_id: str, dialect: str = "",
+                   descriptions: Mapping[str, str] | None = None) -> Outcome:
+        """The outcome of a finished graph run (``final`` is its last state); see :func:`agent.runner.ask`.
+
+        ``dialect`` (sqlglot name of the database's SQL) and ``descriptions`` (short table descriptions by
+        table name) are for the :attr:`account` of the executed SQL.
+        """
         answer = final.get("answer")
         if answer is None:
             return cls.failure("the agent stopped without an answer", question=question, database=database,
@@ -120,6 +132,7 @@ class Outcome(BaseModel):
                         for o in last.get("outcomes", [])],
             judge=last.get("judge"), verifier=last.get("verifier"), agreement=agreement(last),
             definitions=_definitions(final, answer.sql or ""),
+            account=_account(final, answer.sql, dialect, descriptions) if answer.status != "error" else [],
             llm_calls=len(usage),
             prompt_tokens=sum(u.get("prompt_tokens", 0) for u in usage),
             completion_tokens=sum(u.get("completion_tokens", 0) for u in usage),
@@ -138,6 +151,16 @@ def _definitions(final: AgentState, sql: str) -> list[str]:
     shown = [KnowledgeRecord.model_validate(r) for res in (final.get("results") or {}).values()
              if res.ok and res.kind == "knowledge" for r in res.value.get("records", [])]
     return cited(shown, sql) if sql else []
+
+
+def _account(final: AgentState, sql: str | None, dialect: str, descriptions: Mapping[str, str] | None) -> list[str]:
+    """:func:`tools.sql_account.describe_sql` lines of ``sql``; the shown metric records name their expressions."""
+    if not sql:
+        return []
+    measures = {str(r["sql"]): str(r["name"]) for res in (final.get("results") or {}).values()
+                if res.ok and res.kind == "knowledge" for r in res.value.get("records", [])
+                if r.get("type") == "metric" and r.get("sql") and r.get("name")}
+    return describe_sql(sql, dialect, descriptions, measures).lines()
 
 
 def agreement(selection: dict[str, Any]) -> float | None:

@@ -19,6 +19,8 @@ from core.errors import classify
 from core.llm import LLMProvider, question_deadline
 from core.settings import Settings
 from database.connection import Database
+from retrieval.documents import documented_description
+from retrieval.hybrid import load_catalog
 from retrieval.store import ChromaStore, VectorStore
 from retrieval.store_factory import open_store as open_settings_store
 from tools.audit import audit_scope
@@ -142,5 +144,20 @@ def ask(
         reason = str(known) if known else f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
         return Outcome.failure(f"The question could not be answered: {reason}", question=question,
                                database=deps.db.key, thread_id=thread_id, run_id=run_id, started=started)
+    answer = final.get("answer")
     return Outcome.from_state(final, database=deps.db.key, started=started, question=question.strip(),
-                              thread_id=thread_id, run_id=run_id)
+                              thread_id=thread_id, run_id=run_id, dialect=deps.db.dialect,
+                              descriptions=table_descriptions(deps) if answer is not None and answer.sql else None)
+
+
+def table_descriptions(deps: AgentDeps) -> dict[str, str]:
+    """Short descriptions of the documented tables of ``deps.db`` by name, from its schema index (cached).
+
+    Shown next to the table names of an answer's account; {} without an index or when it cannot be read.
+    """
+    try:
+        catalog = load_catalog(deps.store, deps.db.key)
+    except Exception:  # the account is a courtesy: a store problem must not fail an answered question
+        return {}
+    docs = catalog.descriptions if catalog is not None else {}
+    return {name: text for name, doc in docs.items() if (text := documented_description(doc))}

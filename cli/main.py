@@ -75,6 +75,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print(f"Chart: {chart['kind']} of {chart.get('y') or chart['x']} by {chart['x']} (shown in the app)")
         if out.sql:
             print(f"\nSQL: {out.sql}")
+        if out.account:
+            print("What was computed:\n" + "\n".join(f"  {line}" for line in out.account))
         if out.definitions:
             print(f"Definitions used: {'; '.join(out.definitions)}")
         for check in out.term_checks:

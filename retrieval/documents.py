@@ -56,6 +56,22 @@ def clip_words(text: str, limit: int) -> str:
     return " ".join(kept) if kept else " ".join(words[:limit]) + "..."
 
 
+def documented_description(document: str, max_words: int = 12) -> str | None:
+    """The table description of a :func:`description_document`, short enough to stand next to a table name.
+
+    Clipped to ``max_words`` words (whole sentences when they fit, see :func:`clip_words`), without a final
+    period; None when the document has no description or the table is undocumented.
+    """
+    for line in document.splitlines():
+        if line.startswith("Description:"):
+            text = line.removeprefix("Description:").strip()
+            if text in ("", UNDOCUMENTED):
+                return None
+            short = clip_words(text, max_words)
+            return short if short.endswith("...") else short.removesuffix(".")
+    return None
+
+
 def _literal(value: object) -> str:
     return "'" + str(value).replace("'", "''") + "'"
 

@@ -31,6 +31,8 @@ from tools.probes import plan_probes, run_probes
 
 _FENCE = re.compile(r"^```(?:sql)?\s*|\s*```$", re.IGNORECASE)
 _START = re.compile(r"\b(WITH|SELECT)\b", re.IGNORECASE)
+_STATEMENT = re.compile(r"\s*(SELECT|WITH|INSERT|UPDATE|DELETE|DROP|CREATE|ALTER|ATTACH|PRAGMA|REPLACE|TRUNCATE|"
+                        r"GRANT|MERGE|VACUUM|EXEC|CALL|COPY)\b", re.IGNORECASE)
 SQL_MAX_CHARS = 1500
 
 
@@ -78,7 +80,8 @@ def extract_sql(text: str) -> str:
 
     A reply that is a JSON object with an ``sql`` key gives that value; otherwise fences are stripped and the
     statement runs from the first SELECT/WITH to the first semicolon or closing fence (text the model adds
-    after the query is dropped).
+    after the query is dropped). A second SQL statement after the semicolon is kept, so the read-only guard
+    refuses the reply instead of running its first half.
     """
     body = text.strip()
     if body.startswith("{"):
@@ -92,7 +95,11 @@ def extract_sql(text: str) -> str:
     match = _START.search(body)
     if not match:
         return ""
-    return body[match.start():].split(";")[0].split("```")[0].strip()
+    statement = body[match.start():].split("```")[0]
+    first, _, rest = statement.partition(";")
+    if _STATEMENT.match(rest):  # a second statement: kept, so the guard refuses the reply as a whole
+        return statement.strip().rstrip(";").strip()
+    return first.strip()
 
 
 def system_prompt(dialect: str, schema_context: str) -> str:

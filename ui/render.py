@@ -5,6 +5,8 @@ The table is sortable with a CSV download; the feedback is the thumbs up/down wi
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import streamlit as st
 
@@ -61,6 +63,8 @@ def show_turn(out: Outcome, settings: Settings, key: str) -> None:
     if out.sql:
         with st.expander("SQL", expanded=out.show_sql):
             st.code(out.sql, language="sql", wrap_lines=True)
+    if out.account:
+        st.caption("What was computed:  \n" + "  \n".join(plain_markdown(line) for line in out.account))
     if out.definitions:
         st.caption("Definitions used: " + "; ".join(out.definitions))
     for i, check in enumerate(out.term_checks):
@@ -72,6 +76,11 @@ def show_turn(out: Outcome, settings: Settings, key: str) -> None:
     st.caption(f"{out.latency_s} s · {out.llm_calls} LLM calls · "
                f"{out.prompt_tokens}+{out.completion_tokens} tokens · "
                f"plan: {out.plan_source or '-'}")
+
+
+def plain_markdown(text: str) -> str:
+    """``text`` with the Markdown characters Streamlit would format (backslash, ``*_`$[]<>#~|``) escaped."""
+    return re.sub(r"([\\`*_$\[\]<>#~|])", r"\\\1", text)
 
 
 def feedback_widget(out: Outcome, deps: AgentDeps, store: FeedbackStore, key: str, user: str | None = None) -> None:

@@ -11,6 +11,9 @@ from langchain_core.messages import BaseMessage
 from agent.outcome import Outcome
 from agent.runner import ask, build_deps
 from core.settings import Settings
+from database.connection import Database
+from retrieval.embeddings import OfflineMiniLM
+from retrieval.indexing import index_database
 from retrieval.store import ChromaStore
 from tests.support.scripted_model import ScriptedChatModel
 
@@ -51,9 +54,12 @@ def test_answers_with_planner_plan(shop_settings: Settings, shop_store: ChromaSt
     assert out.status == "ok"
     assert out.rows == [[2]] and out.columns == ["n"]
     assert out.answer == "N: 2"  # one row: the template phrases it, no organizer call
+    assert out.account == ["Reads customers.", "Keeps rows where country is 'Brazil'.",  # no LLM call
+                           "Shows count of rows as n."]
+    assert out.to_json()["account"] == out.account
     assert out.plan_source == "planner" and out.plan_error is None
     assert out.index_snapshot  # the trace records which index snapshot answered
-    assert out.llm_calls == 2  # planner, the direct candidate (it returned rows: the cascade stops)
+    assert out.llm_calls == 3  # planner, the direct and the plain candidate (they agree: the cascade stops)
     assert not models["organizer"].prompts
     assert out.prompt_tokens > 0 and out.completion_tokens > 0
     generator_prompt = _prompt_text(models["generator"].prompts[0])
@@ -163,10 +169,11 @@ def test_multi_row_results_skip_the_organizer_call(shop_settings: Settings, shop
     assert out.status == "ok" and len(out.rows) == 6
     assert not models["organizer"].prompts  # a table needs no sentence: the caption is deterministic
     assert out.answer == "The query returned 6 row(s); see the table."
-    assert [c["strategy"] for c in out.candidates] == ["direct"]
+    assert [c["strategy"] for c in out.candidates] == ["direct", "plain"]  # two votes for one result
     assert out.judge["skipped"] == "agreement" and out.verifier == {"needed": False}
+    assert out.agreement == 1.0
     labels = [u["label"] for u in out.usage]
-    assert labels == ["plan", "candidate 1 direct"]
+    assert labels == ["plan", "candidate 1 direct", "candidate 2 plain"]
 
 
 def test_compact_plan_without_switches_needs_no_planner_call(shop_settings: Settings,
@@ -217,3 +224,13 @@ def test_a_french_question_is_planned_and_answered_in_english(shop_settings: Set
     models = {**_fakes(), "planner": ScriptedChatModel(replies=[GOOD_PLAN])}
     out = ask(build_deps(off, llm_overrides=models, store=shop_store), "Combien de clients sont du Brésil ?")  # type: ignore[arg-type]
     assert not any("translated_from" in t for t in out.trace)
+
+
+def test_the_account_shows_documented_tables_by_their_description(
+        shop_settings: Settings, shop_db: Path, embedding_function: OfflineMiniLM) -> None:
+    shop_db.with_name("shop.metadata.yaml").write_text(
+        "tables:\n  customers:\n    description: People who bought something. One row each.\n", encoding="utf-8")
+    store = ChromaStore(shop_settings.retrieval.chroma_path, embedding_function)
+    index_database(Database.from_settings(shop_settings), store, shop_settings, progress=False)
+    out, _ = _ask(shop_settings, store, "How many customers are from Brazil?")
+    assert out.account[0] == "Reads customers (People who bought something. One row each)."

@@ -35,6 +35,7 @@ def test_chat_shows_status_answer_table_csv_and_sql(app: AppTest) -> None:
     ask(app, "How many customers are from Brazil?")
     assert any(m.value == "N: 2" for m in app.markdown)  # a one-row answer is phrased by the template
     assert any("COUNT(*)" in c.value for c in app.code)
+    assert any(c.value.startswith("What was computed:") and "country is 'Brazil'" in c.value for c in app.caption)
     labels = [s.label for s in app.status]
     assert labels and labels[-1].startswith("Done in")
     ask(app, "Customers per country")

@@ -10,7 +10,7 @@ import pytest
 from langchain_core.messages import BaseMessage
 
 from core.llm import LLMProvider, UsageLog
-from core.settings import CandidateSpec, Settings
+from core.settings import CandidateSpec, ConsistencySettings, Settings
 from database.connection import Database
 from tests.support.scripted_model import ScriptedChatModel
 from tools.base import ToolCall, ToolContext, ToolResult
@@ -67,11 +67,14 @@ def cand(sql: str, reasoning: str = "customers filtered by country") -> dict[str
 
 
 GOOD = "SELECT COUNT(*) FROM customers WHERE country = 'Brazil'"
+ONE_VOTE = ConsistencySettings(agree=1)
+"""The cascade without self-consistency: it stops at the first candidate with rows (the fallback tests)."""
 
 
 def test_profiles_choose_candidates_per_endpoint() -> None:
     local = Settings()
-    assert [c.strategy for c in local.candidate_specs()] == ["direct", "query_plan", "divide_and_conquer"]
+    assert [c.strategy for c in local.candidate_specs()] == ["direct", "plain", "query_plan", "divide_and_conquer"]
+    assert local.generation.consistency.agree == 2
     remote = Settings(generator={"base_url": "https://api.example.com/v1", "model": "gpt-4.1"})
     assert len(remote.candidate_specs()) == 4
     explicit = Settings(generation={"candidates": CandidateSpec.parse_list("dc:0.7,direct")})
@@ -93,7 +96,7 @@ def test_the_generator_prompt_names_no_business_domain() -> None:
 def test_cascade_stops_at_the_first_candidate_with_rows(shop_settings: Settings) -> None:
     settings = shop_settings.model_copy(update={"generation": shop_settings.generation.with_rewrites(
         drop_unasked_filters=False).model_copy(  # 'Atlantis' is not in the question: tested in test_literals
-        update={"candidates": CandidateSpec.parse_list("direct,qp,dc"), "cascade": True})})
+        update={"candidates": CandidateSpec.parse_list("direct,qp,dc"), "cascade": True, "consistency": ONE_VOTE})})
     gen = _by_strategy({"dc": cand(GOOD), "qp": cand(GOOD), "repair": cand(GOOD)})  # direct -> "repair" reply
     res = _run(GenerateSQLTool(), _ctx(settings, generator=gen), _schema_ref())
     assert [c["strategy"] for c in res.value["candidates"]] == ["direct"] and len(gen.prompts) == 1
@@ -102,6 +105,59 @@ def test_cascade_stops_at_the_first_candidate_with_rows(shop_settings: Settings)
     res = _run(GenerateSQLTool(), _ctx(settings, generator=failing), _schema_ref())
     assert [c["strategy"] for c in res.value["candidates"]] == ["direct", "query_plan", "divide_and_conquer"]
     assert res.value["candidates"][2]["sql"] == GOOD  # the first with rows ends the cascade
+
+
+def _plain_or(replies: dict[str, Any]) -> ScriptedChatModel:
+    """A generator fake: free text for the plain candidate's prompt, else by strategy as :func:`_by_strategy`."""
+    by_strategy = _by_strategy(replies).script
+    assert by_strategy is not None
+
+    def script(messages: list[BaseMessage]) -> Any:
+        if "Reply with the SQL query only" in str(messages[-1].content):
+            return replies["plain"]
+        return by_strategy(messages)
+    return ScriptedChatModel(script=script)
+
+
+def test_cascade_writes_candidates_until_two_results_agree(shop_settings: Settings) -> None:
+    """Adaptive self-consistency: direct and plain agree -> two calls; they disagree -> a third decides."""
+    settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
+        update={"candidates": CandidateSpec.parse_list("direct,plain,qp,dc"), "cascade": True})})
+    other = "SELECT COUNT(*) FROM customers"
+    agree = _plain_or({"plain": f"```sql\n{GOOD};\n```\nThis counts the customers.", "repair": cand(GOOD),
+                       "qp": cand(other), "dc": cand(other)})
+    ctx = _ctx(settings, generator=agree)
+    res = _pipeline(ctx)
+    assert [c["strategy"] for c in res["gen"].value["candidates"]] == ["direct", "plain"]
+    assert res["gen"].value["candidates"][1]["sql"] == GOOD  # the fence and the prose after it are cut
+    assert len(agree.prompts) == 2 and res["judge"].value["judge"]["skipped"] == "agreement"
+    # direct and plain disagree; the query-plan candidate sides with plain: a strict majority, no judge call
+    judge = ScriptedChatModel(replies=[RuntimeError("the judge is not needed on a majority")])
+    split = _plain_or({"plain": GOOD, "repair": cand(other), "qp": cand(GOOD), "dc": cand(other)})
+    res = _pipeline(_ctx(settings, generator=split, judge=judge))
+    assert [c["strategy"] for c in res["gen"].value["candidates"]] == ["direct", "plain", "query_plan"]
+    assert res["judge"].value["sql"] == GOOD and res["judge"].value["judge"]["skipped"] == "majority"
+    assert not judge.prompts
+    # switched off, the judge scores the majority too
+    off = settings.model_copy(update={"generation": settings.generation.model_copy(
+        update={"consistency": ConsistencySettings(majority_skips_judge=False)})})
+    scores = {"scores": [{"candidate": 1, "relevance": 5, "correctness": 5, "completeness": 5},
+                         {"candidate": 2, "relevance": 1, "correctness": 1, "completeness": 1}]}
+    judge = ScriptedChatModel(replies=[scores])
+    split = _plain_or({"plain": GOOD, "repair": cand(other), "qp": cand(GOOD), "dc": cand(other)})
+    res = _pipeline(_ctx(off, generator=split, judge=judge))
+    assert judge.prompts and res["judge"].value["judge"]["best_score"] == 1.0
+
+
+def test_plain_candidate_reply_with_a_second_statement_is_refused(shop_settings: Settings) -> None:
+    settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
+        update={"candidates": CandidateSpec.parse_list("plain"), "cascade": True})})
+    gen = _plain_or({"plain": "SELECT 1; DROP TABLE customers"})
+    made = _run(GenerateSQLTool(), _ctx(settings, generator=gen), _schema_ref()).value["candidates"]
+    assert made[0]["error"] and "statement" in made[0]["error"].lower()
+    gen = _plain_or({"plain": "I cannot answer that."})
+    made = _run(GenerateSQLTool(), _ctx(settings, generator=gen), _schema_ref()).value["candidates"]
+    assert made[0]["error"] == "the reply held no SELECT statement"
 
 
 def _error_then_repair(repair_sql: str) -> ScriptedChatModel:
@@ -118,7 +174,7 @@ def _error_then_repair(repair_sql: str) -> ScriptedChatModel:
 
 def test_cascade_repairs_a_database_error_instead_of_starting_afresh(shop_settings: Settings) -> None:
     gen_settings = shop_settings.generation.model_copy(
-        update={"candidates": CandidateSpec.parse_list("direct,qp,dc"), "cascade": True})
+        update={"candidates": CandidateSpec.parse_list("direct,qp,dc"), "cascade": True, "consistency": ONE_VOTE})
     settings = shop_settings.model_copy(update={"generation": gen_settings})
     gen = _error_then_repair(GOOD)
     res = _run(GenerateSQLTool(), _ctx(settings, generator=gen), _schema_ref())
@@ -140,7 +196,7 @@ def test_cascade_repairs_a_database_error_instead_of_starting_afresh(shop_settin
 
 def test_cascade_fallback_after_an_empty_result_drops_the_value_hints(shop_settings: Settings) -> None:
     settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
-        update={"candidates": CandidateSpec.parse_list("direct,qp,dc"), "cascade": True})})
+        update={"candidates": CandidateSpec.parse_list("direct,qp,dc"), "cascade": True, "consistency": ONE_VOTE})})
     wrong = "SELECT id FROM customers WHERE name = 'Country Feedback'"  # linked to a common word: empty
     gen = _by_strategy({"dc": cand(GOOD), "qp": cand(GOOD), "repair": cand(wrong)})
     values = ToolResult(ok=True, kind="values", text="", value={"matches": [{
@@ -306,7 +362,7 @@ def test_no_fallback_candidate_starts_once_the_question_budget_is_spent(shop_set
 
     settings = shop_settings.model_copy(update={"generation": shop_settings.generation.with_rewrites(
         drop_unasked_filters=False).model_copy(
-        update={"candidates": CandidateSpec.parse_list("direct,qp,dc"), "cascade": True, "fallback_budget_s": 30.0})})
+        update={"candidates": CandidateSpec.parse_list("direct,qp,dc"), "cascade": True, "consistency": ONE_VOTE, "fallback_budget_s": 30.0})})
     empty = "SELECT id FROM customers WHERE country = 'Atlantis'"
     failing = _by_strategy({"dc": cand(GOOD), "qp": cand(GOOD), "repair": cand(empty)})
     monkeypatch.setattr(clock, "question_elapsed", lambda: 31.0)  # the first candidate took the whole budget
@@ -327,7 +383,7 @@ def test_candidate_keeps_a_join_that_acts_as_an_existence_filter(shop_settings: 
     joined = ("SELECT customers.name FROM customers JOIN orders ON customers.id = orders.customer_id "
               "WHERE customers.country = 'Brazil'")
     settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
-        update={"candidates": CandidateSpec.parse_list("direct"), "cascade": True})})
+        update={"candidates": CandidateSpec.parse_list("direct"), "cascade": True, "consistency": ONE_VOTE})})
     ctx = ToolContext(settings, Database.from_settings(settings), shop_store,
                       LLMProvider(settings, {"generator": _by_strategy({"repair": cand(joined)})}), UsageLog())
     call = ToolCall("Names of the customers from Brazil who placed orders", "#E2", "generate_sql", "",
@@ -365,7 +421,7 @@ def test_an_empty_result_is_retried_without_unread_joins_before_any_new_call(
               "WHERE customers.name = 'Caio'")  # Caio has no orders: the join empties the result
     generation = shop_settings.generation.with_rewrites(prune_joins=False)  # the join reaches the dry run
     settings = shop_settings.model_copy(update={"generation": generation.model_copy(
-        update={"candidates": CandidateSpec.parse_list("direct,qp"), "cascade": True})})
+        update={"candidates": CandidateSpec.parse_list("direct,qp"), "cascade": True, "consistency": ONE_VOTE})})
     gen = _by_strategy({"repair": cand(joined), "qp": cand(GOOD)})
     ctx = ToolContext(settings, Database.from_settings(settings), shop_store,
                       LLMProvider(settings, {"generator": gen}), UsageLog())
@@ -382,7 +438,7 @@ def test_a_true_empty_answer_stays_empty_when_the_question_names_every_filter(
     joined = ("SELECT customers.name FROM customers JOIN orders ON customers.id = orders.customer_id "
               "WHERE customers.name = 'Caio'")
     settings = shop_settings.model_copy(update={"generation": shop_settings.generation.model_copy(
-        update={"candidates": CandidateSpec.parse_list("direct,qp"), "cascade": True})})
+        update={"candidates": CandidateSpec.parse_list("direct,qp"), "cascade": True, "consistency": ONE_VOTE})})
     gen = _by_strategy({"repair": cand(joined), "qp": cand(joined)})
     ctx = ToolContext(settings, Database.from_settings(settings), shop_store,
                       LLMProvider(settings, {"generator": gen}), UsageLog())

@@ -45,7 +45,8 @@ def test_follow_up_sees_the_thread_history(shop_settings: Settings, shop_store: 
     assert first.rows == [[2]] and second.rows == [[1]]
     generator_prompt = str(models["generator"].prompts[-1][-1].content)
     assert "WHERE country = 'Brazil'" in generator_prompt  # earlier SQL shown to the SQL writer
-    assert second.llm_calls == 1 and len(second.trace) == len(first.trace)  # per-turn logs reset
+    assert second.llm_calls == 2  # the direct and the plain candidate of this turn only: per-turn logs reset
+    assert len(second.trace) == len(first.trace)
 
     other = ask(deps, "How many customers are from Sweden?", graph=graph, thread_id="t2")
     assert "Brazil" not in str(models["generator"].prompts[-1][-1].content)  # threads are separate

@@ -144,6 +144,16 @@ def test_answer_cites_the_definitions_its_sql_applies(shop_settings: Settings, s
     assert out.definitions == ["brazilian customers"]  # the SQL filters on country, not on order amounts
 
 
+def test_the_account_names_the_metrics_its_sql_computes(shop_settings: Settings, shop_store: ChromaStore) -> None:
+    path = shop_settings.resolved_knowledge_path()
+    assert path is not None
+    save_knowledge(path, KnowledgeBase(records=[rec("revenue", "metric", sql="SUM(orders.amount)")]))
+    sql = {"reasoning": "", "sql": "SELECT SUM(amount) AS total FROM orders WHERE order_date >= '2024-02-01'"}
+    out, _ = _ask(shop_settings, shop_store, "What is the revenue since February 2024?", planner={}, sql=sql)
+    assert out.account == ["Reads orders.", "Keeps rows where order_date on or after 2024-02-01.",
+                           "Shows revenue (sum of amount) as total."]
+
+
 def test_definitions_written_for_sqlite_are_shown_in_the_database_dialect(tmp_path: Path) -> None:
     from types import SimpleNamespace
 

@@ -21,7 +21,13 @@ from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_
 from database.connection import Database
 from database.schema_types import ColumnInfo, ForeignKey, TableInfo
 from retrieval import indexing
-from retrieval.documents import description_document, example_doc_id, schema_document, table_doc_id
+from retrieval.documents import (
+    description_document,
+    documented_description,
+    example_doc_id,
+    schema_document,
+    table_doc_id,
+)
 from retrieval.embeddings import (
     MODEL_FILES,
     EmbeddingModelMissingError,
@@ -186,6 +192,9 @@ def test_documents_and_ids() -> None:
     assert "Columns: order_id, customer_id, order_date, total" in text
     assert "Primary key: order_id" in text and "customer_id -> customers.customer_id" in text
     assert "(undocumented)" in description_document(weather)
+    assert documented_description(description_document(weather)) is None
+    orders.comment = "One row per order. Orders placed by customers of the shop, with their totals in euros."
+    assert documented_description(description_document(orders)) == "One row per order"  # shown in accounts
     schema = schema_document(customers, "sqlite", sample_rows=3)
     assert "customers" in schema and "ada@x.io" in schema
     assert "ada@x.io" not in schema_document(customers, "sqlite", sample_rows=0)

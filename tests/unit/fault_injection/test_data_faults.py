@@ -154,5 +154,6 @@ def test_index_folder_deleted_mid_run(place: dict[str, Any], monkeypatch: pytest
     assert run_cli(capsys, "index", "--quiet")[0] == 0
     code, text = run_cli(capsys, "ask", QUESTION)
     assert code == 0 and "2" in text, text
+    assert "What was computed:\n  Reads customers." in text  # the account of the SQL, under it
 
 
