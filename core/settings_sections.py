@@ -204,10 +204,10 @@ class GenerationSettings(BaseModel):
     )
     cascade: bool | None = Field(
         None,
-        description="Generate candidates in order and stop at the first whose SQL runs and returns rows (later "
-        "candidates are fallbacks); None = automatic: on for the small profile, where the direct candidate "
-        "is the most accurate and each extra candidate costs ~5-10 s on the embedded model (see docs/benchmarks.md's "
-        "ablation), off for the large profile (all candidates, judged).",
+        description="Generate candidates in order and stop once generation.consistency.agree of them return the "
+        "same rows (later candidates are tie-breakers and fallbacks); None = automatic: on for the small profile, "
+        "where each extra candidate costs ~2-10 s on the embedded model (see docs/benchmarks.md), off for the "
+        "large profile (all candidates, judged).",
     )
     consistency: ConsistencySettings = Field(
         default_factory=ConsistencySettings, description="Adaptive self-consistency: how many cascade "
