@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent.confidence import Confidence, assess
 from agent.state import AgentState
 from knowledge.lookup import cited
 from knowledge.records import KnowledgeRecord
@@ -49,6 +50,9 @@ class Outcome(BaseModel):
     agreement: float | None = Field(
         None, description="Share (0..1) of the candidates that ran whose result equals the answer's "
         "(self-consistency); None when no candidate ran.")
+    confidence: Confidence | None = Field(
+        None, description="How far to trust the answer: score, level (verified, likely, unsure) and reasons "
+        "(agent.confidence.assess); None for errors, clarifications, follow-up questions and refusals.")
     verifier: dict[str, Any] | None = Field(None, description="The verifier's record (needed, repaired...).")
     kind: Literal["answer", "clarify", "follow_up", "refuse"] = Field(
         "answer", description="answer, or instead of SQL a clarification (readings), a follow-up question "
@@ -124,7 +128,7 @@ class Outcome(BaseModel):
         usage = final.get("usage", [])
         plan = final.get("plan")
         last = last_selection(final)
-        return cls(
+        out = cls(
             answer=answer.text, status=answer.status, sql=answer.sql, columns=answer.columns, rows=answer.rows,
             truncated=answer.truncated, chart=answer.chart, show_sql=answer.show_sql,
             kind=answer.kind, readings=answer.readings, missing=answer.missing, term_checks=answer.term_checks,
@@ -144,6 +148,8 @@ class Outcome(BaseModel):
             trace=final.get("trace", []), usage=usage, database=database, thread_id=thread_id, run_id=run_id,
             question=question,
         )
+        out.confidence = assess(out)  # from the fields above: agreement, candidates, judge, verifier, rows...
+        return out
 
 
 def _definitions(final: AgentState, sql: str) -> list[str]:

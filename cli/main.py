@@ -81,6 +81,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print(f"Definitions used: {'; '.join(out.definitions)}")
         for check in out.term_checks:
             print(TermCheck(**check).prompt() + " (answer with `nl2sql knowledge` or in the app)")
+        if out.confidence:
+            print(f"Confidence: {out.confidence.level} ({'; '.join(out.confidence.reasons) or 'no signal'})")
         print(f"\n[{out.status}; {out.latency_s} s; {out.llm_calls} LLM calls; "
               f"{out.prompt_tokens}+{out.completion_tokens} tokens; plan: {out.plan_source}]")
     return 0 if out.status != "error" else 1

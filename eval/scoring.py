@@ -66,10 +66,21 @@ def score_item(item: EvalItem, outcome: Outcome, db: Database, settings: Setting
         "cost_usd": round(settings.cost_usd(usage), 6),
         "plan_source": outcome.plan_source, "candidates": outcome.candidates,
         "judge_called": any(u.get("role") == "judge" for u in usage), "agreement": outcome.agreement,
+        **confidence_keys(outcome),
         "verifier_needed": bool((outcome.verifier or {}).get("needed")),
         "verifier_repaired": bool((outcome.verifier or {}).get("repaired")),
         "usage": usage, "judge_usage": [c.to_dict() for c in judge_usage.calls],
     }
+
+
+def confidence_keys(outcome: Outcome) -> dict[str, Any]:
+    """The ``confidence`` and ``confidence_level`` keys of a record (both None without a confidence).
+
+    ``confidence`` is the outcome's :class:`agent.confidence.Confidence` as a dict (score, level, reasons,
+    features).
+    """
+    conf = outcome.confidence
+    return {"confidence": conf.model_dump() if conf else None, "confidence_level": conf.level if conf else None}
 
 
 def score_boundary(item: EvalItem, outcome: Outcome, settings: Settings, *, config: str) -> dict[str, Any]:
@@ -94,6 +105,7 @@ def score_boundary(item: EvalItem, outcome: Outcome, settings: Settings, *, conf
         "cost_usd": round(settings.cost_usd(usage), 6),
         "plan_source": outcome.plan_source, "candidates": outcome.candidates,
         "judge_called": any(u.get("role") == "judge" for u in usage), "agreement": outcome.agreement,
+        **confidence_keys(outcome),
         "verifier_needed": bool((outcome.verifier or {}).get("needed")),
         "verifier_repaired": bool((outcome.verifier or {}).get("repaired")),
         "usage": usage, "judge_usage": [],

@@ -30,7 +30,8 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """One configuration's figures.
 
     ``{field: {"mean", "low", "high", "n"}}`` for :data:`MEANS`, latency p50/p95, error categories (counts),
-    EX by category (mean with interval), shares of judge and verifier use inside the agent.
+    EX by category (mean with interval), shares of judge and verifier use inside the agent, and per confidence
+    level its share and EX (:func:`confidence_levels`).
     """
     out: dict[str, Any] = {"questions": len(rows)}
     for key in MEANS:
@@ -49,6 +50,23 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
                                                 and r.get("kind_correct") is not None]) for k in kinds}
     out["agent_judge_share"] = round(sum(bool(r.get("judge_called")) for r in rows) / max(1, len(rows)), 3)
     out["verifier_share"] = round(sum(bool(r.get("verifier_needed")) for r in rows) / max(1, len(rows)), 3)
+    out["confidence_levels"] = confidence_levels(rows)
+    return out
+
+
+def confidence_levels(rows: list[dict[str, Any]]) -> dict[str, dict[str, float | int | None]]:
+    """Per confidence level (verified, likely, unsure): ``count``, ``share`` and ``ex``.
+
+    ``share`` is of the rows with a level, ``ex`` the strict EX mean (None without scored rows); {} when no row
+    has a ``confidence_level`` (runs written before it existed).
+    """
+    leveled = [r for r in rows if r.get("confidence_level")]
+    out: dict[str, dict[str, float | int | None]] = {}
+    for level in ("verified", "likely", "unsure") if leveled else ():
+        these = [r for r in leveled if r["confidence_level"] == level]
+        scored = [float(r["ex"]) for r in these if r.get("ex") is not None]
+        out[level] = {"count": len(these), "share": round(len(these) / len(leveled), 3),
+                      "ex": round(sum(scored) / len(scored), 4) if scored else None}
     return out
 
 

@@ -6,6 +6,7 @@ The table is sortable with a CSV download; the feedback is the thumbs up/down wi
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 import pandas as pd
 import streamlit as st
@@ -44,6 +45,7 @@ def show_turn(out: Outcome, settings: Settings, key: str) -> None:
         st.warning(out.answer or "")
     else:
         st.markdown(out.answer or "")
+        confidence_badge(out)
     rows, columns = out.rows, out.columns
     if out.chart and rows:
         try:
@@ -69,6 +71,11 @@ def show_turn(out: Outcome, settings: Settings, key: str) -> None:
         st.caption("Definitions used: " + "; ".join(out.definitions))
     for i, check in enumerate(out.term_checks):
         term_check_widget(TermCheck(**check), settings, f"{key}-{i}")
+    others = other_readings(out)
+    if others:
+        with st.expander("Other readings the candidates gave"):
+            for sql in others:
+                st.code(sql, language="sql", wrap_lines=True)
     if out.candidates:
         with st.expander("How the SQL was chosen"):
             st.dataframe(pd.DataFrame(out.candidates), width="stretch", hide_index=True)
@@ -76,6 +83,40 @@ def show_turn(out: Outcome, settings: Settings, key: str) -> None:
     st.caption(f"{out.latency_s} s · {out.llm_calls} LLM calls · "
                f"{out.prompt_tokens}+{out.completion_tokens} tokens · "
                f"plan: {out.plan_source or '-'}")
+
+
+BADGE_COLORS: dict[str, Literal["green", "orange", "red"]] = {"verified": "green", "likely": "orange",
+                                                              "unsure": "red"}
+BADGE_ICONS = {"verified": ":material/verified:", "likely": ":material/help:", "unsure": ":material/warning:"}
+
+
+def confidence_badge(out: Outcome) -> None:
+    """The answer's confidence level as a colored badge (its score on hover) with its reasons in a caption."""
+    conf = out.confidence
+    if conf is None:
+        return
+    st.badge(conf.level, color=BADGE_COLORS[conf.level], icon=BADGE_ICONS[conf.level],
+             help=f"Estimated chance the result is right: {conf.score:.0%}")
+    if conf.reasons:
+        st.caption("Confidence: " + "; ".join(plain_markdown(r) for r in conf.reasons))
+
+
+def other_readings(out: Outcome, limit: int = 2) -> list[str]:
+    """Up to ``limit`` SQL texts of candidates that returned rows (status ok) with SQL other than the answer's.
+
+    Each SQL text is listed once (their results may still equal the answer's: candidates keep no result
+    signature); [] unless the answer's confidence level is unsure.
+    """
+    if out.confidence is None or out.confidence.level != "unsure":
+        return []
+    seen = {out.sql}
+    found: list[str] = []
+    for cand in out.candidates:
+        sql = cand.get("sql")
+        if cand.get("status") == "ok" and sql and sql not in seen and len(found) < limit:
+            seen.add(sql)
+            found.append(str(sql))
+    return found
 
 
 def plain_markdown(text: str) -> str:

@@ -172,6 +172,9 @@ def test_multi_row_results_skip_the_organizer_call(shop_settings: Settings, shop
     assert [c["strategy"] for c in out.candidates] == ["direct", "plain"]  # two votes for one result
     assert out.judge["skipped"] == "agreement" and out.verifier == {"needed": False}
     assert out.agreement == 1.0
+    assert out.confidence is not None and out.confidence.level in ("verified", "likely", "unsure")
+    assert out.confidence.reasons[0] == "2 of 2 independent SQL candidates returned the same rows"
+    assert out.to_json()["confidence"]["features"]["all_agreed"] == 1.0
     labels = [u["label"] for u in out.usage]
     assert labels == ["plan", "candidate 1 direct", "candidate 2 plain"]
 

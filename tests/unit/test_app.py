@@ -36,6 +36,8 @@ def test_chat_shows_status_answer_table_csv_and_sql(app: AppTest) -> None:
     assert any(m.value == "N: 2" for m in app.markdown)  # a one-row answer is phrased by the template
     assert any("COUNT(*)" in c.value for c in app.code)
     assert any(c.value.startswith("What was computed:") and "country is 'Brazil'" in c.value for c in app.caption)
+    assert any(m.value.startswith((":green-badge[", ":orange-badge[", ":red-badge[")) for m in app.markdown)
+    assert any(c.value.startswith("Confidence: 2 of 2 independent SQL candidates") for c in app.caption)
     labels = [s.label for s in app.status]
     assert labels and labels[-1].startswith("Done in")
     ask(app, "Customers per country")

@@ -1,0 +1,197 @@
+"""Fit the answer confidence model (agent/confidence.py) on evaluation records and print how well it ranks.
+
+    python scripts/fit_confidence.py RUN/no_examples.jsonl [MORE.jsonl ...] [--test HELD_OUT.jsonl ...]
+    python scripts/fit_confidence.py --test HELD_OUT.jsonl          # the shipped model, no refit
+
+Reads the JSONL records of ``nl2sql eval`` (``single_shot`` records are skipped: one candidate, no vote), keeps
+the answers that get a level (status ok or empty, kind answer, EX scored) and fits a logistic regression
+(scikit-learn, on standardized features; the coefficients are folded back to the raw features so the runtime
+needs no scaler) of strict EX on :func:`agent.confidence.confidence_features`.
+
+Thresholds: ``verified`` is the lowest score whose kept answers (score >= it, at least ``--min-kept``, 20, of
+them) are at least ``--target`` (0.9) right on the fit records (none: 1.0, nothing is verified); ``likely`` is 0.5 (an answer more likely right than wrong), or ``verified``
+when that is lower. Writes the model JSON (``--out``, default the shipped agent/confidence_model.json;
+``--dry-run`` writes nothing) and prints, on the fit records and on each ``--test`` set: AUROC (on the fit set
+also 5-fold cross-validated), a calibration table (score bins: count, mean score, share right), the
+risk-coverage curve (share kept vs accuracy of the kept answers) and per level the count and share right.
+Needs no model server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agent.confidence import (  # noqa: E402
+    FEATURES,
+    MODEL_PATH,
+    ConfidenceModel,
+    answered,
+    confidence_features,
+    load_model,
+)
+
+C_GRID = (0.03, 0.1, 0.3, 1.0, 3.0)
+"""Inverse L2 strengths tried when ``--c`` is not given."""
+
+HOLD_BACK = ["term_checks", "degenerate"]
+"""Signals evaluation records written before the confidence existed lack: they keep an answer below verified."""
+
+
+def load_records(paths: list[Path]) -> list[dict[str, Any]]:
+    """The records of ``paths`` that get a level and have a strict EX (single_shot records and lines that are not
+    JSON skipped)."""
+    out = []
+    for path in paths:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:  # e.g. the last line of a run still being written
+                print(f"skipped a line of {path} that is not JSON", file=sys.stderr)
+                continue
+            if rec.get("config") != "single_shot" and rec.get("ex") is not None and answered(rec):
+                out.append(rec)
+    return out
+
+
+def matrix(records: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
+    """Features (rows in :data:`FEATURES` order) and labels (strict EX, 0/1) of ``records``."""
+    x = np.array([[confidence_features(r)[n] for n in FEATURES] for r in records], dtype=float)
+    y = np.array([int(r["ex"]) for r in records], dtype=int)
+    return x.reshape(len(records), len(FEATURES)), y
+
+
+def fit(x: np.ndarray, y: np.ndarray, c: float) -> tuple[list[float], float]:
+    """Raw-feature coefficients and intercept of an L2 logistic regression fitted on standardized ``x``."""
+    from sklearn.linear_model import LogisticRegression
+
+    mean, std = x.mean(axis=0), x.std(axis=0)
+    varies = std > 0
+    z = (x[:, varies] - mean[varies]) / std[varies]
+    clf = LogisticRegression(C=c, max_iter=1000).fit(z, y)
+    coef = np.zeros(x.shape[1])
+    coef[varies] = clf.coef_[0] / std[varies]
+    intercept = float(clf.intercept_[0] - float(np.sum(coef * mean)))
+    return [round(float(v), 6) for v in coef], round(intercept, 6)
+
+
+def cv_auroc(x: np.ndarray, y: np.ndarray, c: float, folds: int = 5) -> float | None:
+    """AUROC of out-of-fold scores (stratified ``folds``-fold); None when a class has fewer than ``folds``."""
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import StratifiedKFold
+
+    if min(int(y.sum()), int(len(y) - y.sum())) < folds:
+        return None
+    scores = np.zeros(len(y))
+    for train, test in StratifiedKFold(folds, shuffle=True, random_state=0).split(x, y):
+        coef, intercept = fit(x[train], y[train], c)
+        scores[test] = 1 / (1 + np.exp(-(x[test] @ np.array(coef) + intercept)))
+    return float(roc_auc_score(y, scores))
+
+
+def verified_threshold(scores: np.ndarray, y: np.ndarray, target: float, min_kept: int) -> float:
+    """Lowest score whose kept answers (score >= it, at least ``min_kept`` of them) are at least ``target``
+    right; 1.0 (nothing is verified) when no score is."""
+    for t in np.unique(scores):
+        kept = scores >= t
+        if kept.sum() >= min_kept and y[kept].mean() >= target:
+            return float(t)
+    return 1.0
+
+
+def report(title: str, model: ConfidenceModel, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Print AUROC, calibration, risk-coverage and per-level figures of ``model`` on ``records``; returns them."""
+    from sklearn.metrics import roc_auc_score
+
+    feats = [confidence_features(r) for r in records]
+    scores = np.array([model.score(f) for f in feats])
+    levels = [model.level(s, f) for s, f in zip(scores, feats, strict=True)]
+    y = np.array([int(r["ex"]) for r in records])
+    auroc = float(roc_auc_score(y, scores)) if 0 < y.sum() < len(y) else None
+    print(f"\n== {title}: {len(y)} answers, EX {y.mean():.3f}")
+    print(f"AUROC: {auroc:.3f}" if auroc is not None else "AUROC: - (one class only)")
+    print("\ncalibration     count  mean score  share right")
+    edges = np.linspace(0, 1, 11)
+    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+        inside = (scores >= lo) & ((scores < hi) | (hi == 1.0))
+        if inside.any():
+            print(f"  {lo:.1f}-{hi:.1f}      {inside.sum():5d}  {scores[inside].mean():10.3f}  {y[inside].mean():11.3f}")
+    print("\nrisk-coverage   kept  share kept  accuracy of kept")
+    order = np.argsort(-scores, kind="stable")
+    for share in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0):
+        k = max(1, round(share * len(y)))
+        print(f"  {share:4.0%}         {k:5d}  {k / len(y):10.3f}  {y[order[:k]].mean():16.3f}")
+    print("\nlevel       count  share of answers  share right")
+    per_level = {}
+    for level in ("verified", "likely", "unsure"):
+        mask = np.array([lv == level for lv in levels])
+        per_level[level] = {"count": int(mask.sum()), "right": float(y[mask].mean()) if mask.any() else None}
+        right = f"{y[mask].mean():11.3f}" if mask.any() else "          -"
+        print(f"  {level:9s} {mask.sum():5d}  {mask.mean():16.3f}  {right}")
+    return {"auroc": auroc, "levels": per_level}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("records", nargs="*", type=Path, help="evaluation JSONL files to fit on")
+    parser.add_argument("--test", nargs="+", type=Path, default=[], help="held-out JSONL files (no refit)")
+    parser.add_argument("--out", type=Path, default=MODEL_PATH, help="where to write the model JSON")
+    parser.add_argument("--dry-run", action="store_true", help="fit and print, write nothing")
+    parser.add_argument("--target", type=float, default=0.9, help="accuracy the verified answers must reach")
+    parser.add_argument("--min-kept", type=int, default=20,
+                        help="fewest fit answers the verified threshold may keep (a lone answer proves nothing)")
+    parser.add_argument("--c", type=float, default=None,
+                        help=f"inverse L2 strength (default: the best of {C_GRID} by cross-validated AUROC)")
+    args = parser.parse_args(argv)
+    if not args.records and not args.test:
+        parser.error("give records to fit on, --test records, or both")
+    if args.records:
+        records = load_records(args.records)
+        x, y = matrix(records)
+        if len(set(y.tolist())) < 2:
+            print("the fit records need right and wrong answers", file=sys.stderr)
+            return 1
+        cvs = {c: cv_auroc(x, y, c) for c in ([args.c] if args.c else C_GRID)}
+        c = max(cvs, key=lambda k: cvs[k] or 0.0)
+        coef, intercept = fit(x, y, c)
+        draft = ConfidenceModel(features=list(FEATURES), coefficients=coef, intercept=intercept, verified=1.0,
+                                likely=0.5, hold_back=HOLD_BACK)
+        scores = np.array([draft.score(dict(zip(FEATURES, row, strict=True))) for row in x])
+        verified = verified_threshold(scores, y, args.target, args.min_kept)
+        kept = scores >= verified
+        model = draft.model_copy(update={"verified": verified, "likely": min(0.5, verified),
+                                         "fitted_on": {
+            "files": [str(p) for p in args.records], "answers": len(y), "ex": round(float(y.mean()), 4),
+            "target": args.target, "min_kept": args.min_kept, "c": c, "cv_auroc": round(cvs[c] or 0.0, 4), "date": datetime.now(UTC).date().isoformat()}})
+        print(f"fitted on {len(y)} answers from {len(args.records)} file(s); EX {y.mean():.3f}")
+        print("5-fold cross-validated AUROC by C: " + ", ".join(
+            f"{k}: {v:.3f}" if v is not None else f"{k}: -" for k, v in cvs.items()) + f"; chosen C {c}")
+        right = f"{y[kept].mean():.3f} right" if kept.any() else "no answer reaches the target"
+        print(f"verified threshold {verified:.3f}: keeps {kept.mean():.3f} of the answers ({kept.sum()}), {right}; "
+              f"likely threshold {model.likely:.3f}")
+        print("coefficients (raw features): " + ", ".join(
+            f"{n} {c:+.3f}" for n, c in zip(FEATURES, coef, strict=True) if c) + f"; intercept {intercept:+.3f}")
+        report("fit records", model, records)
+        if not args.dry_run:
+            args.out.write_text(model.model_dump_json(indent=2) + "\n", encoding="utf-8")
+            load_model.cache_clear()
+            print(f"\nwrote {args.out}")
+    else:
+        model = load_model(args.out)
+    for path in args.test:
+        report(f"test {path}", model, load_records([path]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,205 @@
+"""The answer confidence: features alike from an outcome and its evaluation record, levels, reasons, the model."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from agent.confidence import (
+    FEATURES,
+    MODEL_PATH,
+    ConfidenceModel,
+    assess,
+    confidence_features,
+    load_model,
+    reasons,
+    sql_shape,
+)
+from agent.outcome import Outcome
+from core.settings import Settings
+from database.connection import Database
+from eval.datasets import EvalItem
+from eval.scoring import score_item
+from eval.summary import confidence_levels
+
+ROOT = Path(__file__).resolve().parents[2]
+SQL = "SELECT COUNT(*) FROM customers WHERE country = 'Brazil'"
+OTHER = "SELECT COUNT(*) FROM customers JOIN orders ON orders.customer_id = customers.id"
+
+
+def _outcome(**changes: Any) -> Outcome:
+    """An answer of three candidates that ran (two agree) and one that failed; the judge was called."""
+    fired = [{"step": "simplify_sql", "phase": "candidate", "fired": True, "before": "x", "after": SQL},
+             {"step": "prune_joins", "phase": "candidate", "fired": False, "before": SQL, "after": SQL}]
+    base: dict[str, Any] = {
+        "answer": "2", "status": "ok", "sql": SQL, "columns": ["n"], "rows": [[2]], "kind": "answer",
+        "candidates": [
+            {"index": 1, "strategy": "direct", "status": "error", "row_count": None, "sql": "SELEC", "error": "x",
+             "rewrites": []},
+            {"index": 2, "strategy": "plain", "status": "ok", "row_count": 1, "sql": OTHER, "error": None,
+             "rewrites": []},
+            {"index": 3, "strategy": "repair", "status": "ok", "row_count": 1, "sql": SQL, "error": None,
+             "rewrites": fired},
+            {"index": 4, "strategy": "query_plan", "status": "ok", "row_count": 1, "sql": SQL, "error": None,
+             "rewrites": []}],
+        "agreement": 0.667, "verifier": {"needed": True, "repaired": False},
+        "judge": {"scores": [], "best_score": 0.8}, "plan_source": "planner",
+        "usage": [{"role": "planner"}, {"role": "generator"}, {"role": "judge"}],
+    }
+    return Outcome(**{**base, **changes})
+
+
+MODEL = ConfidenceModel(features=["agreement", "no_majority"], coefficients=[4.0, -2.0], intercept=-2.0,
+                        verified=0.8, likely=0.5, hold_back=["term_checks"])
+
+
+def test_features_of_an_outcome_and_of_its_evaluation_record_agree(shop_settings: Settings) -> None:
+    out = _outcome()
+    out.confidence = assess(out)
+    item = EvalItem(qid="q1", question="How many customers are from Brazil?", gold_sql=SQL,
+                    database_url=shop_settings.database_url, db_id="shop")
+    record = score_item(item, out, Database.from_settings(shop_settings), shop_settings, config="no_examples")
+    assert record["ex"] == 1 and record["confidence_level"] == out.confidence.level
+    assert record["confidence"]["score"] == out.confidence.score
+    features = confidence_features(out)
+    assert confidence_features(record) == features
+    assert confidence_features(json.loads(json.dumps(record, default=str))) == features
+    assert confidence_features(out.to_json()) == features
+    older = {k: v for k, v in record.items() if k not in ("confidence", "confidence_level")}
+    only_outcome = {"judge_score", "degenerate", "term_checks"}
+    assert {k: v for k, v in confidence_features(older).items() if k not in only_outcome} == {
+        k: v for k, v in features.items() if k not in only_outcome}
+    assert features["judge_score"] == 0.8 and confidence_features(older)["judge_score"] == 0.0
+    assert set(features) == set(FEATURES)
+
+
+def test_feature_values_of_a_crafted_outcome() -> None:
+    f = confidence_features(_outcome())
+    assert f["ran"] == 3 and f["failed"] == 1 and f["agreement"] == 0.667
+    assert f["majority"] == 1 and f["all_agreed"] == 0 and f["no_majority"] == 0 and f["single_ran"] == 0
+    assert f["repaired"] == 1 and f["rescued"] == 0 and f["rewrites"] == 1  # the first candidate with the SQL
+    assert f["verifier_needed"] == 1 and f["verifier_repaired"] == 0 and f["judge_called"] == 1
+    assert f["empty"] == 0 and f["degenerate"] == 0 and f["joins"] == 0
+    lone = confidence_features(_outcome(rows=[[None, 0]], candidates=[
+        {"index": 1, "strategy": "literal", "status": "ok", "sql": SQL, "rewrites": []}], agreement=1.0,
+        term_checks=[{"term": "a"}, {"term": "b"}]))
+    assert lone["single_ran"] == 1 and lone["rescued"] == 1 and lone["degenerate"] == 1 and lone["term_checks"] == 2
+    assert sql_shape("SELECT a FROM t JOIN u ON 1 WHERE x = 'join' UNION SELECT b FROM (SELECT 1)") == {
+        "joins": 1.0, "set_ops": 1.0, "subqueries": 2.0}
+
+
+def test_levels_follow_the_thresholds_and_hold_back() -> None:
+    all_agree = {"agreement": 1.0, "no_majority": 0.0}
+    assert MODEL.score(all_agree) == pytest.approx(1 / (1 + 2.718281828 ** -2.0), rel=1e-6)  # 0.881
+    assert MODEL.level(MODEL.score(all_agree), all_agree) == "verified"
+    assert MODEL.level(MODEL.score(all_agree), {**all_agree, "term_checks": 1.0}) == "likely"
+    half = {"agreement": 0.5, "no_majority": 1.0}
+    assert MODEL.level(MODEL.score(half), half) == "unsure"  # sigmoid(-2) = 0.12
+    assert MODEL.level(0.6, {}) == "likely" and MODEL.level(0.8, {}) == "verified"
+    assert MODEL.level(0.49, {}) == "unsure"
+    never = MODEL.model_copy(update={"verified": 1.0})
+    assert never.level(1.0, {}) == "likely"
+
+
+def test_assess_gives_no_level_to_errors_and_boundary_replies() -> None:
+    assert assess(_outcome(status="error"), MODEL) is None
+    assert assess(_outcome(kind="refuse"), MODEL) is None
+    assert assess(_outcome(kind="follow_up"), MODEL) is None
+    conf = assess(_outcome(status="empty", rows=[]), MODEL)
+    assert conf is not None and conf.level in ("verified", "likely", "unsure") and 0 <= conf.score <= 1
+    assert "the result is empty" in conf.reasons
+
+
+def test_reasons_name_the_signals() -> None:
+    assert reasons(confidence_features(_outcome(agreement=1.0, candidates=[
+        {"strategy": "direct", "status": "ok", "sql": SQL}, {"strategy": "plain", "status": "ok", "sql": SQL},
+        {"strategy": "query_plan", "status": "ok", "sql": SQL}], usage=[], verifier=None))) == [
+        "3 of 3 independent SQL candidates returned the same rows"]
+    four = [*_outcome().candidates, {"index": 5, "strategy": "divide_and_conquer", "status": "empty", "sql": OTHER}]
+    text = reasons(confidence_features(_outcome(candidates=four, agreement=0.5,
+                                                term_checks=[{"term": "a"}, {"term": "b"}])))
+    assert text[0] == "the candidates disagreed (2 of 4 agree)"
+    assert reasons(confidence_features(_outcome()))[0] == "most candidates agreed (2 of 3 returned the same rows)"
+    assert "2 question words match no documented column" in text
+    assert "1 candidate failed to run" in text and "a judge chose between different results (best score 0.80)" in text
+    rescued = reasons(confidence_features(_outcome(candidates=[
+        {"strategy": "relaxed", "status": "ok", "sql": OTHER}], sql=OTHER, agreement=1.0)))
+    assert rescued[:2] == ["only one SQL candidate ran: nothing to compare it with",
+                           "a fallback rewrite produced the answer"]
+    assert "the SQL joins 2 tables" in rescued
+
+
+def test_the_shipped_model_loads_and_scores() -> None:
+    model = load_model()
+    assert model.features == list(FEATURES) and len(model.coefficients) == len(FEATURES)
+    assert 0 < model.likely <= model.verified <= 1.0
+    conf = assess(_outcome())
+    assert conf is not None and 0 < conf.score < 1 and conf.reasons
+    assert json.loads(MODEL_PATH.read_text(encoding="utf-8"))["fitted_on"]["answers"] > 0
+
+
+def test_summary_gives_share_and_ex_per_level() -> None:
+    rows = [{"confidence_level": "verified", "ex": 1}, {"confidence_level": "verified", "ex": 0},
+            {"confidence_level": "unsure", "ex": 0}, {"confidence_level": None, "ex": 0}]
+    levels = confidence_levels(rows)
+    assert levels["verified"] == {"count": 2, "share": 0.667, "ex": 0.5}
+    assert levels["likely"] == {"count": 0, "share": 0.0, "ex": None}
+    assert confidence_levels([{"ex": 1}]) == {}
+
+
+def _fit_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("fit_confidence", ROOT / "scripts" / "fit_confidence.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _record(agree: bool, ex: int, config: str = "no_examples") -> dict[str, Any]:
+    sql = "SELECT 1"
+    cands = [{"index": i, "strategy": "direct", "status": "ok", "sql": sql if agree or i == 1 else f"SELECT {i}",
+              "rewrites": []} for i in (1, 2, 3)]
+    return {"config": config, "ex": ex, "status": "ok", "kind": "answer", "pred_sql": sql, "candidates": cands,
+            "agreement": 1.0 if agree else 0.333, "judge_called": not agree, "verifier_needed": False,
+            "verifier_repaired": False, "plan_source": "planner"}
+
+
+def test_fit_script_learns_from_synthetic_records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("sklearn")
+    rng = random.Random(7)
+    lines = []
+    for _ in range(120):
+        agree = rng.random() < 0.6
+        lines.append(_record(agree, int(rng.random() < (0.95 if agree else 0.3))))
+    lines.append(_record(True, 0, config="single_shot"))  # skipped
+    fit_file, out = tmp_path / "fit.jsonl", tmp_path / "model.json"
+    fit_file.write_text("\n".join(json.dumps(r) for r in lines) + "\n{\"partial", encoding="utf-8")
+    assert _fit_script().main([str(fit_file), "--out", str(out), "--test", str(fit_file)]) == 0
+    printed = capsys.readouterr().out
+    assert "fitted on 120 answers" in printed and "risk-coverage" in printed and "calibration" in printed
+    model = ConfidenceModel.model_validate_json(out.read_text(encoding="utf-8"))
+    auroc = float(printed.split("AUROC: ")[1].split()[0])
+    assert auroc > 0.5
+    agreed, split = confidence_features(_record(True, 1)), confidence_features(_record(False, 1))
+    assert model.score(agreed) > model.score(split)
+    assert model.level(model.score(agreed), agreed) == "verified"  # ~95% right on the fit set
+    assert model.level(model.score(split), split) == "unsure"
+
+
+def test_an_unsure_answer_offers_the_other_candidates_sql() -> None:
+    from agent.confidence import Confidence
+    from ui.render import other_readings
+
+    out = _outcome(candidates=[*_outcome().candidates, {"strategy": "plain", "status": "ok", "sql": OTHER},
+                               {"strategy": "plain", "status": "ok", "sql": "SELECT 3"},
+                               {"strategy": "plain", "status": "ok", "sql": "SELECT 4"}])
+    out.confidence = Confidence(score=0.3, level="unsure")
+    assert other_readings(out) == [OTHER, "SELECT 3"]  # each SQL once, not the answer's, at most two
+    out.confidence = Confidence(score=0.7, level="likely")
+    assert other_readings(out) == []
