@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from core.llm import LLMProvider, UsageLog
-from core.settings import CandidateSpec, Settings
+from core.settings import CandidateSpec, ConsistencySettings, Settings
 from database.connection import Database
 from rewrites.literals import degenerate, fix_literals, fold
 from tests.support.scripted_model import ScriptedChatModel
@@ -66,7 +66,8 @@ def _cascade(settings: Settings, store: Any, sql: str, question: str,
 
     ``switches`` turn rewrite steps on or off (``generation.rewrites``)."""
     settings = settings.model_copy(update={"generation": settings.generation.with_rewrites(**switches).model_copy(
-        update={"candidates": CandidateSpec.parse_list("direct,qp"), "cascade": True})})
+        update={"candidates": CandidateSpec.parse_list("direct,qp"), "cascade": True,
+                "consistency": ConsistencySettings(agree=1)})})  # the fallback: stops at the first with rows
     gen = _by_strategy({"repair": cand(sql), "qp": cand(sql)})
     ctx = ToolContext(settings, Database.from_settings(settings), store,
                       LLMProvider(settings, {"generator": gen}), UsageLog())
