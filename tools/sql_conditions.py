@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from abc import ABC, abstractmethod
 
 from sqlglot import exp
 
@@ -55,22 +56,25 @@ def set_word(node: exp.SetOperation) -> str:
     return "only those also in (intersect)" if isinstance(node, exp.Intersect) else "except those in (except)"
 
 
-class ConditionPhrases:
-    """Condition phrasing; the value side (:meth:`expr`, :meth:`summary`, :meth:`generic`) is the subclass's."""
+class ConditionPhrases(ABC):
+    """Condition phrasing; the value side (:meth:`expr`, :meth:`summary`, :meth:`generic`) is abstract.
+
+    :class:`tools.sql_phrases.Phraser` implements it.
+    """
 
     dialect: str
 
+    @abstractmethod
     def expr(self, node: exp.Expr | None) -> str:
         """Words for a value expression (see :meth:`tools.sql_phrases.Phraser.expr`)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def summary(self, query: exp.Expr | None) -> str:
         """One phrase for a sub-select (see :meth:`tools.sql_phrases.Phraser.summary`)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def generic(self, node: exp.Expr) -> str:
         """"a computed value from ..." (see :meth:`tools.sql_phrases.Phraser.generic`)."""
-        raise NotImplementedError
 
     def literal(self, node: exp.Expr | None) -> exp.Expr | None:
         """``node``, except that in SQLite a double-quoted bare name (``"Brazil"``) is the string it falls back to."""
