@@ -133,6 +133,12 @@ class RetrievalSettings(BaseModel):
         description="Share of the schema budget given to the fixed core block (the most connected tables, shown "
         "first for every question so the prompt cache serves them) when the schema exceeds the budget; 0: none.",
     )
+    join_paths: Literal["always", "partial", "never"] = Field(
+        "always",
+        description="Join-path hints ('A.x = B.y' between the question's best tables) in the generator's message: "
+        "always; partial - only when the schema is not shown whole (a whole schema already states every foreign "
+        "key in its DDL); never.",
+    )
     top_k_examples: int = Field(3, ge=0, description="Few-shot examples retrieved per question.")
     sample_rows: int = Field(3, ge=0, description="Sample rows per table shown in schema chunks.")
     use_examples: bool = Field(True, description="Retrieve few-shot examples for SQL generation.")

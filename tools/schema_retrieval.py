@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -130,13 +131,18 @@ def _canonical(hits: Iterable[TableHit]) -> list[TableHit]:
 
 
 class RetrieveSchemaArgs(BaseModel):
-    """Search query (keywords), the table cap, the token budget and whether to append join paths."""
+    """Search query (keywords), the table cap, the token budget and when to return join paths.
+
+    ``join_paths``: ``always``; ``partial`` - only when some table of the database is left out (a schema shown
+    whole already states every foreign key in its DDL, and listing paths again invites joins the question does
+    not need); ``never``.
+    """
 
     query: str = Field(min_length=1, max_length=2000)
     k: int = Field(8, ge=1, le=50)
     budget: int = Field(2400, ge=100)
     core_fraction: float = Field(0.5, ge=0.0, le=1.0)
-    join_hints: bool = True
+    join_paths: Literal["always", "partial", "never"] = "always"
 
 
 class RetrieveSchemaTool(Tool[RetrieveSchemaArgs]):
@@ -159,7 +165,7 @@ class RetrieveSchemaTool(Tool[RetrieveSchemaArgs]):
         query = call.question if keywords in ("", call.question) else f"{call.question} {keywords}"
         cfg = ctx.settings.retrieval
         return RetrieveSchemaArgs(query=query, k=cfg.top_k_tables, budget=cfg.schema_token_budget,
-                                  core_fraction=cfg.core_block_fraction)
+                                  core_fraction=cfg.core_block_fraction, join_paths=cfg.join_paths)
 
     def run(self, args: RetrieveSchemaArgs, ctx: ToolContext) -> ToolResult:
         """Rank tables, keep what fits the budget (with bridges), join their schema chunks.
@@ -183,7 +189,9 @@ class RetrieveSchemaTool(Tool[RetrieveSchemaArgs]):
         shown = {h.name for h in chosen}
         floor = JOIN_SCORE_RATIO * ranked[0].score
         best = [h.name for h in ranked if h.name in shown and h.score >= floor][:JOIN_PATH_TABLES]
-        paths = join_paths(best, catalog.graph) if args.join_hints else []
+        whole = shown >= set(catalog.names)
+        wanted = args.join_paths == "always" or (args.join_paths == "partial" and not whole)
+        paths = join_paths(best, catalog.graph) if wanted else []
         paths = [p for p in paths if all(t in shown for t in _tables_of(p))]
         text = "\n\n".join(h.schema_document for h in chosen)  # question-independent: the cached prefix
         approved = approved_views(ctx.settings)

@@ -227,6 +227,29 @@ def test_schema_prefix_is_byte_identical_across_questions_and_roles(store: Chrom
     assert all(p.startswith(opening) for p in prompts)  # ...behind the same bytes for every question and role
 
 
+def test_join_paths_partial_only_when_some_table_is_left_out(store: ChromaStore) -> None:
+    """``partial``: a schema shown whole states its foreign keys in the DDL, so no paths; a cut schema gets them."""
+    index_tables(store, "hr", "sqlite", hr_tables(), sample_rows=0)
+    ctx = cast(Any, types.SimpleNamespace(settings=NO_KNOWLEDGE, store=store, db=types.SimpleNamespace(key="hr")))
+    catalog = load_catalog(store, "hr")
+    assert catalog is not None
+    three = sum(estimate_tokens(catalog.schema_doc(n)) for n in ("employees", "departments", "locations"))
+    question = "How many employees work in each city?"
+
+    def paths(mode: str, budget: int) -> list[str]:
+        args = RetrieveSchemaArgs(query=question, k=2, budget=budget, core_fraction=0.0, join_paths=mode)
+        result = RetrieveSchemaTool().run(args, ctx)
+        assert result.ok
+        return list(result.value["join_paths"])
+
+    whole = 10_000
+    assert paths("always", whole) and paths("always", three + 2)
+    assert paths("partial", whole) == []
+    assert set(catalog.names) > {"employees", "departments", "locations"}  # the small budget leaves tables out
+    assert paths("partial", three + 2) == paths("always", three + 2) != []
+    assert paths("never", three + 2) == []
+
+
 def test_whole_schema_system_prompt_is_identical_and_join_paths_go_to_the_user_message(store: ChromaStore) -> None:
     """A schema that fits the budget: the generator's whole system prompt is the same bytes for every question
     (llama.cpp's prompt cache then serves all of it); the question's join paths are in the user message."""
