@@ -2,6 +2,10 @@
 
 ``report.html`` is self-contained (Plotly figures inlined: accuracy, latency, tokens and cost per
 configuration with their 95% intervals, accuracy by category; tables of paired differences and of failures).
+For configurations whose records carry a confidence, both files add its calibration (:mod:`eval.calibration`):
+per level the answers and their EX with a 95% Wilson interval, the AUROC, and the risk-coverage curve (a table at
+10%, 20%, ... 100% kept; in the HTML also a figure of the whole curve); ``summary.json`` keeps these figures
+under ``calibration``.
 
 ``nl2sql eval-report RUN_DIR`` rebuilds them from the JSONL files at any time.
 """
@@ -16,6 +20,7 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
+from eval.calibration import calibration, risk_coverage
 from eval.run_files import load_run
 from eval.summary import compare, summarize
 
@@ -81,6 +86,79 @@ def failures_frame(rows_by_config: dict[str, list[dict[str, Any]]]) -> pd.DataFr
                                        "detail"])
 
 
+CALIBRATION_TITLE = "Confidence: calibration and risk-coverage"
+CALIBRATION_NOTE = ("Answers with a confidence and an EX. Per level: EX with its 95% Wilson interval. "
+                    "Risk-coverage: the answers sorted by confidence score, highest first; the EX of the share kept. "
+                    "AUROC: the chance that a right answer scores above a wrong one.")
+
+
+def _pct(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value * 100:.{digits}f}"
+
+
+def calibration_frames(cal: dict[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The level table and the risk-coverage table of one :func:`eval.calibration.calibration` value, as text."""
+    levels = pd.DataFrame([{
+        "level": lv["level"], "answers": lv["count"], "share %": _pct(lv["share"]), "with EX": lv["scored"],
+        "EX %": _pct(lv["ex"]),
+        "95% interval %": "-" if lv["low"] is None else f"[{_pct(lv['low'])}, {_pct(lv['high'])}]",
+        "mean score": "-" if lv["mean_score"] is None else f"{lv['mean_score']:.3f}"} for lv in cal["levels"]],
+        columns=["level", "answers", "share %", "with EX", "EX %", "95% interval %", "mean score"])
+    coverage = pd.DataFrame([{
+        "kept %": f"{p['coverage'] * 100:.0f}", "answers kept": p["kept"], "EX of kept %": _pct(p["accuracy"]),
+        "lowest score kept": f"{p['min_score']:.3f}"} for p in cal["risk_coverage"]],
+        columns=["kept %", "answers kept", "EX of kept %", "lowest score kept"])
+    return levels, coverage
+
+
+def risk_coverage_figure(rows_by_config: dict[str, list[dict[str, Any]]]) -> go.Figure:
+    """One line per configuration: EX of the answers kept (%) against the share kept (%), by confidence score."""
+    fig = go.Figure()
+    for name, rows in rows_by_config.items():
+        curve = risk_coverage(rows)
+        fig.add_scatter(name=name, mode="lines", x=[p["coverage"] * 100 for p in curve],
+                        y=[p["accuracy"] * 100 for p in curve], customdata=[p["min_score"] for p in curve],
+                        hovertemplate="kept %{x:.1f}%: EX %{y:.1f}% (score >= %{customdata:.3f})")
+    fig.update_layout(title="Risk-coverage: EX of the answers kept, most confident first", height=380,
+                      xaxis={"title": "answers kept (%)", "range": [0, 100]},
+                      yaxis={"title": "EX of the kept answers (%)", "range": [0, 102]}, margin={"t": 50, "b": 40})
+    return fig
+
+
+def _calibration_line(cal: dict[str, Any]) -> str:
+    auroc = "-" if cal["auroc"] is None else f"{cal['auroc']:.3f}"
+    return f"{cal['answers']} answers with a confidence and an EX (EX {_pct(cal['ex'])}%); AUROC {auroc}."
+
+
+def _md_table(frame: pd.DataFrame) -> str:
+    """A table of text cells as markdown: kept as written ("75.0" stays "75.0"), right-aligned but the first."""
+    align = ("left", *["right"] * (frame.shape[1] - 1))
+    return frame.to_markdown(index=False, disable_numparse=True, colalign=align)
+
+
+def _calibration_md(calibrated: dict[str, dict[str, Any]]) -> list[str]:
+    """The markdown lines of the calibration section ([] when no configuration has a confidence)."""
+    lines = [f"## {CALIBRATION_TITLE}", "", CALIBRATION_NOTE, ""] if calibrated else []
+    for name, cal in calibrated.items():
+        levels, coverage = calibration_frames(cal)
+        lines += [f"### {name}", "", _calibration_line(cal), "", _md_table(levels), "", _md_table(coverage), ""]
+    return lines
+
+
+def _calibration_html(calibrated: dict[str, dict[str, Any]], rows: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """The HTML parts of the calibration section: the risk-coverage figure, then each configuration's tables."""
+    if not calibrated:
+        return []
+    curve = risk_coverage_figure({name: rows[name] for name in calibrated})
+    parts = [f"<h2>{CALIBRATION_TITLE}</h2><p>{html.escape(CALIBRATION_NOTE)}</p>",
+             curve.to_html(include_plotlyjs=False, full_html=False)]
+    for name, cal in calibrated.items():
+        levels, coverage = calibration_frames(cal)
+        parts += [f"<h3>{html.escape(name)}</h3><p>{html.escape(_calibration_line(cal))}</p>",
+                  levels.to_html(index=False), coverage.to_html(index=False)]
+    return parts
+
+
 def write_report(run_dir: Path) -> dict[str, Any]:
     """Write ``summary.json``, ``report.md`` and ``report.html`` for ``run_dir``; returns the summary.
 
@@ -92,7 +170,8 @@ def write_report(run_dir: Path) -> dict[str, Any]:
         raise FileNotFoundError(f"no <config>.jsonl records in {run_dir}")
     summaries = {name: summarize(rs) for name, rs in rows.items()}
     pairs = compare(rows)
-    summary = {"run": meta, "configs": summaries, "paired": pairs}
+    calibrated = {name: cal for name, rs in rows.items() if (cal := calibration(rs)) is not None}
+    summary = {"run": meta, "configs": summaries, "paired": pairs, "calibration": calibrated}
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
     table, failures = summary_frame(summaries), failures_frame(rows)
     paired = pd.DataFrame(pairs)
@@ -101,15 +180,15 @@ def write_report(run_dir: Path) -> dict[str, Any]:
     md = [f"# {title}", "", _run_line(meta), "", "## Figures (mean [95% bootstrap interval])", "",
           table.to_markdown(index=False), "", "## Paired differences (a - b, paired bootstrap)", "",
           paired.to_markdown(index=False) if not paired.empty else "(one configuration)", "",
-          "## Error categories", "", errors.to_markdown(), "", f"## Failures (first {FAILURES_SHOWN})", "",
-          failures.head(FAILURES_SHOWN).to_markdown(index=False), ""]
+          "## Error categories", "", errors.to_markdown(), "", *_calibration_md(calibrated),
+          f"## Failures (first {FAILURES_SHOWN})", "", failures.head(FAILURES_SHOWN).to_markdown(index=False), ""]
     (run_dir / "report.md").write_text("\n".join(md))
     figs = figures(summaries)
     body = [f"<h1>{html.escape(title)}</h1><p>{html.escape(_run_line(meta))}</p>",
             "<h2>Figures (mean [95% bootstrap interval])</h2>", table.to_html(index=False),
             *[f.to_html(include_plotlyjs=(i == 0), full_html=False) for i, f in enumerate(figs)],
             "<h2>Paired differences (a - b)</h2>", paired.to_html(index=False) if not paired.empty else "",
-            "<h2>Error categories</h2>", errors.to_html(),
+            "<h2>Error categories</h2>", errors.to_html(), *_calibration_html(calibrated, rows),
             f"<h2>Failures (first {FAILURES_SHOWN})</h2>", failures.head(FAILURES_SHOWN).to_html(index=False)]
     style = ("body{font-family:sans-serif;margin:2em;color:#1b1f24} table{border-collapse:collapse;font-size:13px}"
              "td,th{border:1px solid #ccd;padding:4px 6px;vertical-align:top;text-align:left}")

@@ -10,7 +10,10 @@ Life of a record (``status``):
 
 Only ``approved`` records feed the examples store (:func:`retrieval.examples_store.from_feedback`). Records are
 never deleted by the app, so no feedback is lost. Each records the ``user_id`` who gave it (NULL for older
-records); :meth:`FeedbackStore.find` filters by it.
+records); :meth:`FeedbackStore.find` filters by it. Each also keeps the answer's confidence level and reasons as
+shown when the rating was given (:class:`agent.confidence.Confidence`; NULL for older records and for replies
+without a confidence), so the review queue can put a verified answer marked wrong first
+(:func:`records.review_order.order_review_queue`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -46,6 +50,8 @@ class Feedback:
     """One stored feedback record (times in epoch seconds; ``langsmith``: "sent", an error text or None).
 
     ``user_id`` is the user who gave it (None for records older than users, or when none was given).
+    ``confidence_level`` (verified, likely, unsure) and ``confidence_reasons`` are the answer's confidence when
+    the rating was given (None and [] for older records and for replies without a confidence).
     """
 
     id: int
@@ -63,6 +69,15 @@ class Feedback:
     status: str
     langsmith: str | None
     user_id: str | None = None
+    confidence_level: str | None = None
+    confidence_reasons: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Feedback:
+        """The record of one ``feedback`` table row (``confidence_reasons`` decoded from its JSON text)."""
+        values = dict(row)
+        reasons = values.pop("confidence_reasons", None)
+        return cls(**values, confidence_reasons=[str(r) for r in json.loads(reasons)] if reasons else [])
 
     def as_example(self) -> dict[str, str]:
         """The record as an examples-store entry.
@@ -105,6 +120,7 @@ class FeedbackStore:
         sql = outcome.sql
         status = "pending" if rating == "up" and sql else "review"
         rows = outcome.rows
+        confidence = outcome.confidence
         now = time.time()
         with begin(self.path) as conn:
             result = conn.execute(insert(table).values(
@@ -112,6 +128,8 @@ class FeedbackStore:
                 database=outcome.database, question=question, sql=sql,
                 result_digest=result_digest(outcome.columns, rows), row_count=outcome.total_rows,
                 rating=rating, comment=(comment or "").strip() or None, status=status, user_id=user,
+                confidence_level=confidence.level if confidence else None,
+                confidence_reasons=json.dumps(confidence.reasons) if confidence else None,
             ))
             key = result.inserted_primary_key
             assert key is not None
@@ -124,7 +142,7 @@ class FeedbackStore:
         """One record by id (None when unknown)."""
         with begin(self.path) as conn:
             row = conn.execute(select(table).where(table.c.id == feedback_id)).first()
-        return Feedback(**row._asdict()) if row else None
+        return Feedback.from_row(row._asdict()) if row else None
 
     def find(self, status: str | None = None, database: str | None = None, run_id: str | None = None,
              limit: int = 500, user: str | None = None) -> list[Feedback]:
@@ -134,7 +152,7 @@ class FeedbackStore:
             if value is not None:
                 query = query.where(table.c[column] == value)
         with begin(self.path) as conn:
-            return [Feedback(**r._asdict()) for r in conn.execute(query)]
+            return [Feedback.from_row(r._asdict()) for r in conn.execute(query)]
 
     def update(self, feedback_id: int, **fields: Any) -> Feedback:
         """Change ``status``, ``question``, ``sql``, ``comment`` or ``langsmith`` of one record.

@@ -2,7 +2,8 @@
 
 Their shape is the one the migrations (``records/migrations/versions/``) create: ``0001_initial`` is the shape of
 the SQLite files written before migrations existed, ``0002_users_audit`` adds ``user_id`` (NULL on older rows)
-and the SQL audit log. Times are epoch seconds.
+and the SQL audit log, ``0003_feedback_confidence`` the answer's confidence level and reasons on feedback (NULL on
+older rows). Times are epoch seconds.
 """
 
 from __future__ import annotations
@@ -59,10 +60,12 @@ feedback = Table(
     Column("status", Text, nullable=False),
     Column("langsmith", Text),
     Column("user_id", Text),
+    Column("confidence_level", Text),
+    Column("confidence_reasons", Text),
     Index("feedback_status", "status", "database"),
     sqlite_autoincrement=True,
 )
-"""Thumbs up/down records (see :mod:`records.feedback`)."""
+"""Thumbs up/down records (see :mod:`records.feedback`); ``confidence_reasons`` is a JSON list of strings."""
 
 audit_log = Table(
     "audit_log", metadata,

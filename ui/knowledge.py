@@ -23,6 +23,7 @@ from records.review import (
     save_document,
     set_feedback_status,
 )
+from records.review_order import VERIFIED_WRONG, order_review_queue, review_marker
 from retrieval.indexing import index_database, load_examples
 from retrieval.store import COLLECTIONS, EXAMPLES_INDEX, Hit, db_filter
 from ui import services
@@ -104,7 +105,7 @@ def edit_document_form(deps: AgentDeps, name: str, hit: Hit, rid: str) -> None:
 
 
 def review_tab(deps: AgentDeps) -> None:
-    """Queues: feedback-born examples, thumbs-down answers, enriched descriptions."""
+    """Queues: feedback-born examples, thumbs-down answers (verified ones first), enriched descriptions."""
     fb, path = services.feedback_store(), deps.settings.resolved_examples_path()
     st.subheader("Proposed examples (thumbs up)")
     pending = fb.find(status="pending", database=deps.db.key)
@@ -128,13 +129,18 @@ def review_tab(deps: AgentDeps) -> None:
         except ReviewError as exc:
             st.error(str(exc))
     st.subheader("Wrong answers (thumbs down)")
-    review = fb.find(status="review", database=deps.db.key)
+    review = order_review_queue(fb.find(status="review", database=deps.db.key))
     if not review:
         st.caption("Nothing to review.")
-    for rec in review:
-        with st.expander(f"#{rec.id} {rec.question[:80]}"):
+    for rec in review:  # verified answers marked wrong first: the confidence was sure and wrong
+        marker = review_marker(rec)
+        label = f"#{rec.id} {rec.question[:80]}"
+        with st.expander(f":red[{VERIFIED_WRONG}] · {label}" if marker else label, expanded=marker is not None):
+            if marker:
+                st.warning(marker, icon=":material/report:")
             st.code(rec.sql or "(no SQL)", language="sql")
-            st.caption(f"comment: {rec.comment or '-'} · run {rec.run_id}")
+            st.caption(f"comment: {rec.comment or '-'} · confidence: {rec.confidence_level or '-'} · "
+                       f"run {rec.run_id}")
             if st.button("Mark resolved", key=f"resolve-{rec.id}"):
                 set_feedback_status(deps.store, deps.db, fb, rec.id, "resolved", examples_path=path)
                 st.rerun()

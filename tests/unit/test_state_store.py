@@ -83,7 +83,7 @@ def test_old_sqlite_record_files_are_migrated_without_losing_rows(tmp_path: Path
     assert len(FeedbackStore(feedback_path(settings)).find()) == 4
     for name in ("feedback.sqlite", "runs.sqlite"):
         with sqlite3.connect(tmp_path / "state" / name) as conn:
-            assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [("0002_users_audit",)]
+            assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [("0003_feedback_confidence",)]
             assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
 
 
@@ -93,7 +93,7 @@ def test_new_stores_create_their_tables(tmp_path: Path, state_url: str) -> None:
     engine = create_engine(state_url or f"sqlite:///{location}")
     try:
         with engine.connect() as conn:
-            assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0002_users_audit"
+            assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0003_feedback_confidence"
     finally:
         engine.dispose()
 

@@ -108,7 +108,7 @@ def test_a_0001_file_is_migrated_with_its_rows_kept(tmp_path: Path) -> None:
     assert runs.threads(user="local") == []  # rows without an owner belong to nobody
     assert [(f.question, f.user_id) for f in feedback.find()] == [("Old question?", None)]
     with sqlite3.connect(path) as conn:
-        assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [("0002_users_audit",)]
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [("0003_feedback_confidence",)]
         assert conn.execute("SELECT COUNT(*) FROM audit_log").fetchone() == (0,)
 
 
