@@ -17,11 +17,12 @@ from ui.developer import tools_tab, traces_tab
 from ui.knowledge import collections_tab, indexes_tab, review_tab
 from ui.knowledge_base import knowledge_tab
 from ui.messages import explain
+from ui.onboarding import onboarding_tab
 from ui.settings_page import settings_page
 
 
 def developer_page() -> None:
-    """Traces, tool bench, vector collections, review queues, knowledge records and index rebuilds."""
+    """Traces, tool bench, vector collections, review queues, knowledge records, onboarding and index rebuilds."""
     st.title("Developer panel")
     if not identity.current_identity(services.settings()).developer:
         st.error("The developer panel is for developers only (users.developers).")
@@ -32,8 +33,8 @@ def developer_page() -> None:
         st.error(f"The agent could not start: {explain(f'{type(exc).__name__}: {exc}', services.settings())}")
         st.stop()
     st.caption(f"Database `{deps.db.key}`")
-    traces, bench, collections, review, knowledge, indexes = st.tabs(
-        ["Traces", "Run a tool", "Collections", "Review", "Knowledge", "Indexes"])
+    traces, bench, collections, review, knowledge, onboarding, indexes = st.tabs(
+        ["Traces", "Run a tool", "Collections", "Review", "Knowledge", "Onboarding", "Indexes"])
     with traces:
         traces_tab()
     with bench:
@@ -44,6 +45,8 @@ def developer_page() -> None:
         review_tab(deps)
     with knowledge:
         knowledge_tab(deps)
+    with onboarding:
+        onboarding_tab(deps)
     with indexes:
         indexes_tab(deps)
 

@@ -11,10 +11,7 @@ developer panel).
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
-
-import sqlglot
 
 from core.llm import LLMProvider, UsageLog
 from core.local_server import ensure_local_server
@@ -23,36 +20,12 @@ from database.connection import Database
 from database.guard import sqlglot_dialect
 from knowledge.files import load_knowledge, save_knowledge
 from knowledge.mining import mine_workload, propose_records
+from knowledge.query_log import read_log as read_log
 from knowledge.records import KnowledgeBase, Status
 from records.feedback import FeedbackStore
 from records.paths import feedback_path
 from retrieval.indexing import load_examples
 from retrieval.knowledge_proposal import propose_knowledge
-
-
-def read_log(path: Path, dialect: str) -> list[str]:
-    """SQL statements of a query log: JSONL objects with ``sql`` (``.jsonl``), else ``;``-separated SQL text.
-
-    Raises:
-        ValueError: the file cannot be read (the message names it).
-    """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"cannot read the query log {path}: {exc}") from exc
-    if path.suffix.lower() == ".jsonl":
-        out = []
-        for n, line in enumerate(text.splitlines(), start=1):
-            if line.strip() and not line.lstrip().startswith("#"):
-                try:
-                    out.append(str(json.loads(line)["sql"]))
-                except (ValueError, KeyError, TypeError) as exc:
-                    raise ValueError(f"{path}:{n}: expected a JSON object with 'sql'") from exc
-        return out
-    try:
-        return [s.sql(dialect=dialect) for s in sqlglot.parse(text, read=dialect) if s is not None]
-    except sqlglot.errors.SqlglotError:
-        return [s for s in text.split(";") if s.strip()]
 
 
 def run_knowledge(args: argparse.Namespace, settings: Settings) -> int:

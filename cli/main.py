@@ -1,4 +1,4 @@
-"""``nl2sql`` command line: ask, sql, index, enrich, knowledge, feedback, audit, eval, mcp, setup, llm.
+"""``nl2sql`` command line: ask, sql, index, enrich, knowledge, onboard, feedback, audit, eval, mcp, setup, llm.
 
 Every command accepts ``--database URL`` (a SQLAlchemy URL; default: the demo ``markets`` SQLite file).
 Exit status (one rule, :mod:`core.errors`): 0 success, 1 the command ran but its result is a failure (e.g. a
@@ -165,6 +165,13 @@ def cmd_enrich(args: argparse.Namespace) -> int:
     return run_enrich(args, _settings(args))
 
 
+def cmd_onboard(args: argparse.Namespace) -> int:
+    """Onboard a bare database: profile, drafts, review queue (see :mod:`cli.onboard`)."""
+    from cli.onboard import run_onboard
+
+    return run_onboard(args, _settings(args))
+
+
 def cmd_setup(args: argparse.Namespace) -> int:
     """Install the offline embedding model files and generate the demo database (idempotent)."""
     from data.markets.generate import generate
@@ -294,6 +301,9 @@ def build_parser() -> argparse.ArgumentParser:
     from cli.knowledge import add_parser as add_knowledge_parser
 
     add_knowledge_parser(sub, common, cmd_knowledge)
+    from cli.onboard import add_parser as add_onboard_parser
+
+    add_onboard_parser(sub, common, cmd_onboard)
     from cli.feedback import add_parser as add_feedback_parser
 
     add_feedback_parser(sub, common, cmd_feedback)

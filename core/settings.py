@@ -27,6 +27,9 @@ from core.settings_candidates import (
 from core.settings_candidates import (
     ConsistencySettings as ConsistencySettings,
 )
+from core.settings_knowledge import (
+    KnowledgeSettings as KnowledgeSettings,
+)
 from core.settings_rewrites import (
     RewriteSettings as RewriteSettings,
 )
@@ -143,6 +146,7 @@ class Settings(BaseSettings):
     knowledge_path: Path | None = Field(
         None, description="YAML knowledge file (metrics, terms, rules, enums, synonyms); default: "
         "<stem>.knowledge.yaml beside a SQLite database.")
+    knowledge: KnowledgeSettings = Field(default_factory=KnowledgeSettings)
     prices: dict[str, ModelPrice] = Field(
         default_factory=lambda: {
             LOCAL_MODEL_NAME: ModelPrice(),

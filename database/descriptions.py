@@ -13,7 +13,8 @@ Two YAML files fill comments the database lacks. The metadata file is written by
           PX_HI: {text: "...", status: pending, model: ..., generated: ...}
 
 ``status`` is pending (new), approved, edited (a reviewer changed the text) or rejected (never merged); a
-bare string entry counts as ``edited``. Comments stored in the database always win.
+bare string entry counts as ``edited``. Pending entries are merged only when drafts are opted into
+(``knowledge.use_drafts``). Comments stored in the database always win.
 """
 
 from __future__ import annotations
@@ -113,11 +114,19 @@ def load_enriched(path: Path) -> dict[str, Any]:
     return {"version": VERSION, "tables": tables}
 
 
-def merge_enriched(tables: list[TableInfo], enriched: dict[str, Any]) -> None:
+def usable(entry: dict[str, Any] | None, use_drafts: bool = False) -> bool:
+    """True when an enriched ``entry`` may fill a gap: approved or edited; pending only with ``use_drafts``."""
+    if not entry or entry["status"] == "rejected":
+        return False
+    return use_drafts or entry["status"] != "pending"
+
+
+def merge_enriched(tables: list[TableInfo], enriched: dict[str, Any], *, use_drafts: bool = False) -> None:
     """Fill missing table/column comments in place from :func:`load_enriched` output.
 
-    Names match case-insensitively; existing comments always win and entries with status "rejected" are
-    ignored.
+    Names match case-insensitively; existing comments always win. Approved and edited entries are used,
+    pending ones (drafts nobody reviewed yet) only with ``use_drafts`` (the setting ``knowledge.use_drafts``),
+    rejected ones never (:func:`usable`).
     """
     specs = {name.lower(): spec for name, spec in enriched.get("tables", {}).items()}
     for table in tables:
@@ -125,12 +134,12 @@ def merge_enriched(tables: list[TableInfo], enriched: dict[str, Any]) -> None:
         if not spec:
             continue
         desc = spec.get("description")
-        if not table.comment and desc and desc["status"] != "rejected":
+        if not table.comment and desc and usable(desc, use_drafts):
             table.comment = desc["text"]
         columns = {name.lower(): entry for name, entry in spec.get("columns", {}).items()}
         for col in table.columns:
             entry = columns.get(col.name.lower())
-            if not col.comment and entry and entry["status"] != "rejected":
+            if not col.comment and entry and usable(entry, use_drafts):
                 col.comment = entry["text"]
 
 

@@ -47,6 +47,7 @@ def read_schema(
     sensitive_patterns: list[str] | None = None,
     enriched_path: Path | None = None,
     use_enriched: bool = True,
+    use_drafts: bool = False,
 ) -> list[TableInfo]:
     """All tables and views of ``db`` as :class:`TableInfo`, sorted as the catalog lists them.
 
@@ -54,8 +55,9 @@ def read_schema(
     date-like column exists; 0 disables). Comments missing in the database are taken from the YAML file
     at ``metadata_path`` (default: the SQLite sidecar ``<stem>.metadata.yaml``, if any). Then, with
     ``use_enriched``, gaps still left are filled from the generated descriptions at ``enriched_path``
-    (default: the SQLite sidecar ``<stem>.enriched.yaml``; a missing file is ignored), skipping entries whose
-    review status is "rejected" (:func:`database.descriptions.merge_enriched`): human text always wins.
+    (default: the SQLite sidecar ``<stem>.enriched.yaml``; a missing file is ignored): approved and edited
+    entries, pending ones only with ``use_drafts``, never rejected ones
+    (:func:`database.descriptions.merge_enriched`); human text always wins.
     ``profile=True`` attaches :class:`ColumnProfile` statistics (:func:`database.profiling.attach_profiles`);
     ``sensitive_patterns`` (regexes) mask the values of matching columns in sample rows and profiles
     (:func:`database.masking.mask_table`). Raises FileNotFoundError when ``metadata_path`` is given but
@@ -78,7 +80,7 @@ def read_schema(
     if use_enriched and enriched_path is None and db.sqlite_path is not None:
         enriched_path = db.sqlite_path.with_name(f"{db.sqlite_path.stem}.enriched.yaml")
     if use_enriched and enriched_path is not None and enriched_path.is_file():
-        merge_enriched(tables, load_enriched(enriched_path))
+        merge_enriched(tables, load_enriched(enriched_path), use_drafts=use_drafts)
     if sample_rows > 0:
         for table in tables:
             table.sample_rows = fetch_sample_rows(db, table, sample_rows)

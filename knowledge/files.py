@@ -65,6 +65,26 @@ def load_knowledge(path: Path) -> KnowledgeBase:
     return kb
 
 
+_DRAFTS: dict[Path, tuple[KnowledgeBase, KnowledgeBase]] = {}
+
+
+def agent_knowledge(path: Path, use_drafts: bool = False) -> KnowledgeBase:
+    """The knowledge base in ``path`` as the agent reads it: with ``use_drafts`` pending records count as approved.
+
+    The drafts view (:meth:`KnowledgeBase.with_drafts`) is cached per loaded file, so callers that cache on the
+    base's identity (the matcher) keep working. Raises :class:`KnowledgeFileError` like :func:`load_knowledge`.
+    """
+    kb = load_knowledge(path)
+    if not use_drafts:
+        return kb
+    with _LOCK:
+        cached = _DRAFTS.get(Path(path))
+        if cached is None or cached[0] is not kb:
+            cached = (kb, kb.with_drafts())
+            _DRAFTS[Path(path)] = cached
+        return cached[1]
+
+
 def parse_knowledge(raw: Any, where: str = "knowledge") -> KnowledgeBase:
     """Validate a parsed YAML document as a :class:`KnowledgeBase`.
 

@@ -9,7 +9,8 @@ clause before the query runs; :mod:`knowledge.views`) or a **presentation** conv
 of a kind shows - the ticker and name of each listed stock, the date a "latest" price was picked from - added
 to the query without a model call; :mod:`rewrites.answer_shape`). Typed records with lifelong updates follow RubikSQL; binding metrics to mandatory constraints follows
 BAR-SQL. Every record carries its provenance (human, mined from the query workload, LLM-proposed) and a review
-status; only ``approved`` records reach prompts.
+status; only ``approved`` records reach prompts (pending ones too when drafts are opted into:
+:meth:`KnowledgeBase.with_drafts`, the setting ``knowledge.use_drafts``).
 """
 
 from __future__ import annotations
@@ -177,6 +178,14 @@ class KnowledgeBase(BaseModel):
     def approved(self) -> list[KnowledgeRecord]:
         """The records that may reach prompts."""
         return [r for r in self.records if r.status == "approved"]
+
+    def with_drafts(self) -> KnowledgeBase:
+        """A copy in which every pending record counts as approved (the ``knowledge.use_drafts`` opt-in).
+
+        Only for reading: the copy is what the agent sees, never saved. Rejected records stay rejected.
+        """
+        drafts = [r.model_copy(update={"status": "approved"}) if r.status == "pending" else r for r in self.records]
+        return self.model_copy(update={"records": drafts})
 
     def views(self) -> list[KnowledgeRecord]:
         """The approved view records, in file order (shown with the schema; :mod:`knowledge.views`)."""

@@ -1,7 +1,7 @@
 """Review actions of the developer panel: feedback-born examples, the examples file, enriched descriptions.
 
 Feedback-born examples can be approved, edited or rejected; the examples file can be edited; LLM-enriched
-descriptions are reviewed.
+descriptions are reviewed; the drafts of the onboarding review queue are approved or rejected in bulk.
 
 The examples store's source of truth stays outside Chroma (the versioned JSONL file plus approved feedback), so
 every action here writes that source first and then re-syncs the ``examples_index``
@@ -12,12 +12,15 @@ Chroma would be undone by the next sync.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from agent.outcome import Outcome
 from database.connection import Database
 from database.descriptions import dump_enriched, load_enriched, write_atomic
+from knowledge.files import load_knowledge, save_knowledge
+from knowledge.records import Status
 from records.feedback import Feedback, FeedbackStore
 from retrieval.examples_store import (
     ExamplesReport,
@@ -26,6 +29,7 @@ from retrieval.examples_store import (
     normalize_sql,
     sync_examples,
 )
+from retrieval.onboarding import QueueItem
 from retrieval.store import VectorStore
 
 
@@ -219,3 +223,34 @@ def save_document(store: VectorStore, collection: str, record_id: str, document:
     if not document.strip():
         raise ReviewError("the document is empty; delete the record instead")
     store.upsert(collection, [record_id], [document.strip()], [{**metadata, "edited": True}])
+
+
+def review_drafts(items: Sequence[QueueItem], status: str, *, knowledge_path: Path | None,
+                  enriched_path: Path | None) -> int:
+    """Approve or reject drafts of the onboarding review queue in bulk, at their sources; returns how many.
+
+    Records get ``status`` in the knowledge file (one atomic save, :meth:`KnowledgeBase.set_status`);
+    descriptions through :func:`review_enrichment`. Items already gone from their file are skipped.
+
+    Raises:
+        ValueError: ``status`` is not "approved" or "rejected"; an invalid knowledge or enrichment file.
+    """
+    if status not in ("approved", "rejected"):
+        raise ValueError(f"drafts are approved or rejected, not {status!r}")
+    done = 0
+    records = [i for i in items if i.kind == "record" and i.record_id]
+    if records and knowledge_path is not None:
+        kb = load_knowledge(knowledge_path)
+        new: Status = "approved" if status == "approved" else "rejected"
+        for item in records:
+            if kb.get(str(item.record_id)) is not None:
+                kb, done = kb.set_status(str(item.record_id), new), done + 1
+        save_knowledge(knowledge_path, kb)
+    for item in items:
+        if item.kind == "description" and enriched_path is not None and item.table is not None:
+            try:
+                review_enrichment(enriched_path, item.table, item.column, status)
+                done += 1
+            except KeyError:
+                continue
+    return done

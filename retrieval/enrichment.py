@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +135,7 @@ def enrich(
     sensitive_patterns: list[str] | None = None,
     metadata_path: Path | None = None,
     today: dt.date | None = None,
+    on_table: Callable[[int, int, str], None] | None = None,
 ) -> EnrichReport:
     """Generate descriptions for the undocumented tables and columns of ``db`` into ``out_path`` (YAML).
 
@@ -143,7 +145,7 @@ def enrich(
     Every LLM call uses role "generator" through :func:`core.llm.invoke_structured` and is recorded in
     ``usage``; ``model_name`` and ``today`` (default: today) are the recorded provenance. A table whose call
     fails (LLMError) is recorded in ``report.errors`` and the run continues; the file is rewritten after
-    each table that produced text.
+    each table that produced text. ``on_table(j, m, name)`` is called before table ``j`` of ``m`` (1-based).
 
     Raises:
         ValueError: ``out_path`` exists but is not a valid enrichment file; database/catalog errors pass.
@@ -156,7 +158,9 @@ def enrich(
     stamp = (today or dt.date.today()).isoformat()
     report = EnrichReport(out_path=out_path)
     names = {name.lower(): name for name in data["tables"]}
-    for table in tqdm(tables, desc=f"Enriching {db.key}", unit="table", disable=not progress):
+    for done, table in enumerate(tqdm(tables, desc=f"Enriching {db.key}", unit="table", disable=not progress)):
+        if on_table is not None:
+            on_table(done + 1, len(tables), table.name)
         key = names.get(table.name.lower(), table.name)
         spec = data["tables"].get(key) or {"description": None, "columns": {}}
         by_lower = {c.lower(): c for c in spec["columns"]}

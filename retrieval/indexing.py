@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from tqdm.auto import tqdm
 
 from core.errors import IndexCorrupted
+from database.descriptions import default_enriched_path
 from database.schema_reader import read_schema
 from database.schema_types import TableInfo
 from retrieval.documents import description_document, schema_document, table_doc_id
@@ -265,6 +266,8 @@ def build_indexes(
     sensitive_patterns: list[str] | None = None,
     with_values: bool = False,
     bar: Any = None,
+    enriched_path: Path | None = None,
+    use_drafts: bool = False,
 ) -> IndexReport:
     """Index ``db``'s tables (and optionally its few-shot examples) into ``store``, incrementally.
 
@@ -286,6 +289,8 @@ def build_indexes(
         with_values: also (re)build ``values_index`` for referential search.
         bar: a progress object with ``total`` and ``update(n)`` (tqdm-like, e.g. the app's Streamlit bar)
             used instead of the stderr bar; documents processed.
+        enriched_path: the enrichment file (default: the SQLite sidecar ``<stem>.enriched.yaml``).
+        use_drafts: also use its pending entries (see :func:`database.schema_reader.read_schema`).
 
     Returns:
         An :class:`IndexReport` (use ``report.summary()`` for display).
@@ -298,7 +303,7 @@ def build_indexes(
     started = time.perf_counter()
     previous = snapshot_id(store, db.key)
     tables = read_schema(db, sample_rows=sample_rows, metadata_path=metadata_path, profile=profile,
-                         sensitive_patterns=sensitive_patterns)
+                         sensitive_patterns=sensitive_patterns, enriched_path=enriched_path, use_drafts=use_drafts)
     replace_examples = examples is not None or feedback is not None
     good: list[Example] = []
     ex_report = None
@@ -348,10 +353,12 @@ def index_database(db: Database, store: VectorStore, settings: Settings, *,
     """Index ``db`` the way the agent expects: profiled, masked schema documents, examples, value index.
 
     The one entry point used by ``nl2sql index``, the evaluation and the tests (settings decide sample rows
-    and sensitive-column patterns). ``feedback``: approved feedback examples added to ``examples``; ``bar``: see
+    and sensitive-column patterns, the enrichment file's place and ``knowledge.use_drafts`` whether its pending
+    descriptions are indexed). ``feedback``: approved feedback examples added to ``examples``; ``bar``: see
     :func:`build_indexes`.
     """
     cfg = settings.retrieval
     return build_indexes(db, store, examples=examples, sample_rows=cfg.sample_rows, progress=progress,
                          profile=True, sensitive_patterns=cfg.sensitive_patterns, with_values=True,
-                         feedback=feedback, bar=bar)
+                         feedback=feedback, bar=bar, enriched_path=default_enriched_path(db, settings.state_dir),
+                         use_drafts=settings.knowledge.use_drafts)

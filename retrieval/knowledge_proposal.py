@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 import sqlglot
@@ -76,15 +77,18 @@ def check(draft: ProposedRecord, kb: KnowledgeBase, tables: set[str], dialect: s
 
 
 def propose_knowledge(db: Database, llms: LLMProvider, kb: KnowledgeBase, *, examples: list[dict[str, str]],
-                      usage: UsageLog, limit: int = 8) -> tuple[KnowledgeBase, ProposalReport]:
+                      usage: UsageLog, limit: int = 8, enriched_path: Path | None = None
+                      ) -> tuple[KnowledgeBase, ProposalReport]:
     """Ask the generator for up to ``limit`` metric/rule drafts; return the knowledge base with the valid ones.
 
-    One LLM call (role ``generator``) over the compact schema with profiles and up to eight examples.
+    One LLM call (role ``generator``) over the compact schema with profiles and up to eight examples. The schema
+    is documented with the enrichment file at ``enriched_path`` (default: the SQLite sidecar), drafts included:
+    drafting from drafts is fine, since what comes out is pending too.
 
     Raises:
         core.llm.LLMError: the endpoint failed or the reply was not valid JSON after retries.
     """
-    tables = read_schema(db, sample_rows=0, profile=True)
+    tables = read_schema(db, sample_rows=0, profile=True, enriched_path=enriched_path, use_drafts=True)
     dialect = sqlglot_dialect(db.dialect)
     schema = "\n\n".join(schema_document(t, db.dialect, sample_rows=0) for t in tables)
     shots = "".join(f"Q: {e['question']}\nSQL: {e['sql']}\n" for e in examples[:8])

@@ -36,7 +36,7 @@ from pydantic import BaseModel, Field
 
 from core.llm import LLMError, chat, invoke_structured
 from database.schema_reader import quote_identifier
-from knowledge.files import KnowledgeFileError, load_knowledge
+from knowledge.files import KnowledgeFileError, agent_knowledge
 from knowledge.lookup import STOPWORDS, normalise
 from knowledge.parameters import (
     describe,
@@ -275,7 +275,7 @@ class CheckQuestionTool(Tool[CheckQuestionArgs]):
         if path is None or not ids:
             return []
         try:
-            kb = load_knowledge(path)
+            kb = agent_knowledge(path, ctx.settings.knowledge.use_drafts)
         except KnowledgeFileError:
             return []
         by_id = {r.id: r for r in kb.approved()}

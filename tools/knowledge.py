@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from core.settings import Settings
 from database.transpile import transpile_sql
-from knowledge.files import KnowledgeFileError, load_knowledge
+from knowledge.files import KnowledgeFileError, agent_knowledge
 from knowledge.lookup import KnowledgeMatcher, definitions_block, select_records
 from knowledge.periods import periods_block
 from knowledge.records import KnowledgeBase, KnowledgeRecord
@@ -35,15 +35,16 @@ def matcher_for(path: Path, kb: KnowledgeBase) -> KnowledgeMatcher:
 
 
 def _knowledge_base(settings: Settings) -> tuple[Path, KnowledgeBase] | None:
-    """The configured knowledge file and its base (None: off, not configured or invalid).
+    """The configured knowledge file and its base as the agent reads it (None: off, not configured or invalid).
 
-    None when ``retrieval.use_knowledge`` is off; answering then goes on without the file.
+    None when ``retrieval.use_knowledge`` is off; answering then goes on without the file. With
+    ``knowledge.use_drafts`` pending records count as approved (:func:`knowledge.files.agent_knowledge`).
     """
     path = settings.resolved_knowledge_path()
     if not settings.retrieval.use_knowledge or path is None:
         return None
     try:
-        return path, load_knowledge(path)
+        return path, agent_knowledge(path, settings.knowledge.use_drafts)
     except KnowledgeFileError:
         return None
 
@@ -116,7 +117,7 @@ class LookupKnowledgeTool(Tool[LookupKnowledgeArgs]):
         if not ctx.settings.retrieval.use_knowledge or path is None:
             return ToolResult(ok=True, kind="knowledge", text="", value={"records": [], "matches": []})
         try:
-            kb = load_knowledge(path)
+            kb = agent_knowledge(path, ctx.settings.knowledge.use_drafts)
         except KnowledgeFileError as exc:
             return ToolResult(ok=True, kind="knowledge", text="",
                               value={"records": [], "matches": [], "file": str(path), "error": str(exc)})

@@ -1,4 +1,8 @@
-"""Naming rules: the warehouse form of a word or identifier, and the names a new name never takes."""
+"""Naming rules: the warehouse form of a word or identifier, and the names a new name never takes.
+
+The dictionary of abbreviations (:data:`ABBREVIATIONS`) and :func:`split_words` live in
+:mod:`knowledge.abbreviations` (the product reads such names back) and are re-exported here.
+"""
 
 from __future__ import annotations
 
@@ -9,29 +13,8 @@ from sqlglot.dialects.sqlite import SQLite
 from sqlglot.parser import Parser
 from sqlglot.tokens import Tokenizer
 
-ABBREVIATIONS: dict[str, tuple[str, ...]] = {
-    "account": ("ACCT",), "address": ("ADDR", "ADR"), "aircraft": ("ACFT",), "airport": ("ARPT",),
-    "amount": ("AMT",), "average": ("AVRG",), "balance": ("BAL",), "budget": ("BDGT",), "building": ("BLDG",),
-    "capacity": ("CAP",), "category": ("CAT", "CTGY"), "city": ("CTY",), "code": ("CD",), "college": ("CLG",),
-    "company": ("CO", "CMPY"), "count": ("CNT",), "country": ("CNTRY",), "course": ("CRS",), "customer":
-    ("CUST", "CSTMR"), "date": ("DT",), "day": ("DY",), "department": ("DEPT", "DPT"), "description":
-    ("DSC", "DESCR"), "detail": ("DTL",), "director": ("DIR",), "distance": ("DIST",), "document": ("DOC",),
-    "duration": ("DUR",), "email": ("EML",), "employee": ("EMP", "EMPL"), "first": ("FRST", "FST"),
-    "flight": ("FLT",), "grade": ("GRD",), "height": ("HT",), "hour": ("HR",), "id": ("ID",),
-    "identifier": ("ID",), "information": ("INFO",), "instructor": ("INSTR",), "invoice": ("INV",),
-    "last": ("LST",), "length": ("LNGTH",), "level": ("LVL",), "location": ("LOC",), "manager": ("MGR",),
-    "maximum": ("MAX",), "member": ("MBR",), "middle": ("MID",), "minimum": ("MIN",), "month": ("MO", "MTH"),
-    "name": ("NM",), "number": ("NUM", "NBR"), "order": ("ORD",), "organization": ("ORG",), "payment": ("PMT",),
-    "people": ("PPL",), "percent": ("PCT",), "percentage": ("PCT",), "person": ("PRSN",), "phone": ("PHN",),
-    "player": ("PLYR",), "population": ("POP",), "position": ("POS",), "price": ("PRC",), "product": ("PROD",),
-    "professor": ("PROF",), "quantity": ("QTY",), "rank": ("RNK",), "rating": ("RTG",), "reference": ("REF",),
-    "region": ("RGN",), "room": ("RM",), "salary": ("SAL", "SLRY"), "school": ("SCHL",), "score": ("SCR",),
-    "season": ("SSN",), "service": ("SVC",), "start": ("STRT",), "state": ("ST", "STE"), "status": ("STS",),
-    "street": ("STR",), "student": ("STU", "STDNT"), "supplier": ("SUPP",), "teacher": ("TCHR",),
-    "time": ("TM",), "title": ("TTL",), "total": ("TOT",), "transaction": ("TXN",), "type": ("TYP",),
-    "university": ("UNIV",), "value": ("VAL",), "version": ("VER",), "weight": ("WT",), "year": ("YR",),
-}
-"""Common schema words and their warehouse abbreviations (several: one is chosen per database)."""
+from knowledge.abbreviations import ABBREVIATIONS as ABBREVIATIONS
+from knowledge.abbreviations import split_words as split_words
 
 _SQLITE_KEYWORD_TEXT = """
 ABORT ACTION ADD AFTER ALL ALTER ALWAYS ANALYZE AND AS ASC ATTACH AUTOINCREMENT BEFORE BEGIN BETWEEN BY CASCADE
@@ -56,18 +39,12 @@ RESERVED = frozenset(
 """Names a renamed table or column never takes: SQLite's keywords, sqlglot's keywords and function names."""
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _VOWELS = set("aeiou")
 
 
 def is_reserved(name: str) -> bool:
     """True when ``name`` is an SQL keyword or function name, or not a plain unquoted identifier."""
     return not _IDENTIFIER.fullmatch(name) or name.upper() in RESERVED
-
-
-def split_words(name: str) -> list[str]:
-    """The lower-case words of an identifier: ``"CustomerName_2"`` -> ``["customer", "name", "2"]``."""
-    return [w.lower() for w in _WORDS.findall(name)]
 
 
 _EXPANSIONS = {form.lower(): word for word, forms in sorted(ABBREVIATIONS.items()) for form in forms}

@@ -1,0 +1,151 @@
+"""Step ``review_queue``: every pending draft in one list, the most valuable to review first.
+
+The value of a column ``c`` (and likewise of a table ``T``) is::
+
+    value(c) = 3 * W(c) + 2 * E(c) + J(c) + 1
+
+- ``W(c)``: statements of the query log that read ``c`` (:mod:`retrieval.onboarding.usage`; 0 without a log);
+- ``E(c)``: example SQL (the examples file and approved feedback) that reads ``c``: the questions already
+  answered with it;
+- ``J(c)``: joins with ``c`` on one side, declared or found by the profile (:mod:`retrieval.onboarding.joins`);
+- ``+ 1``: every column counts a little, so a database without log or examples is ordered by its joins.
+
+A draft's score is the sum of the values of the columns it touches (a record's ``columns`` and the
+``TABLE.COLUMN`` names in its SQL and filters, or in its definition when it has neither columns nor SQL; a
+column description its column), or, when it
+touches no column, of its tables (a table description, a record with only ``tables``), or 1. The queue is
+sorted by score, highest first, then by key. The step stores the per-name counts ``[W, E, J]``; the queue
+itself is read again from the knowledge and enrichment files whenever it is shown, so reviewed drafts drop
+out of it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from database.descriptions import load_enriched
+from database.guard import sqlglot_dialect
+from knowledge.files import load_knowledge
+from knowledge.records import KnowledgeRecord
+from retrieval.onboarding.context import StepOutcome, StepRun
+from retrieval.onboarding.usage import count_references, schema_of
+
+WEIGHTS = (3, 2, 1)
+"""Multipliers of ``W`` (query log), ``E`` (examples) and ``J`` (joins) in a column's value."""
+
+_NAME = re.compile(r"\b(\w+)\.(\w+)\b")
+
+
+@dataclass
+class QueueItem:
+    """One pending draft in the review queue.
+
+    ``key`` is ``record:<id>``, ``table:<T>`` or ``column:<T>.<C>``; ``kind`` "record" (knowledge file) or
+    "description" (enrichment file); ``type`` the record type or "table"/"column"; ``score`` as in the module
+    docstring; ``touches`` the ``TABLE.COLUMN`` (or table) names it was scored on.
+    """
+
+    key: str
+    kind: Literal["record", "description"]
+    type: str
+    title: str
+    text: str
+    score: float
+    table: str | None = None
+    column: str | None = None
+    record_id: str | None = None
+    provenance: str = ""
+    touches: list[str] = field(default_factory=list)
+
+
+def value(counts: list[int] | tuple[int, ...] | None) -> int:
+    """``3W + 2E + J + 1`` of one ``[W, E, J]`` (1 when unknown)."""
+    w, e, j = counts or (0, 0, 0)
+    return WEIGHTS[0] * w + WEIGHTS[1] * e + WEIGHTS[2] * j + 1
+
+
+def usage_weights(profile: dict[str, Any], mined: dict[str, Any], examples: list[str],
+                  dialect: str) -> dict[str, dict[str, list[int]]]:
+    """``{"columns": {"T.C": [W, E, J]}, "tables": {"T": [W, E, J]}}`` for every profiled table and column."""
+    tables = profile["tables"]
+    schema = schema_of({t: list(s["columns"]) for t, s in tables.items()})
+    ex_tables, ex_columns = count_references(examples, sqlglot_dialect(dialect), schema)
+    log_tables, log_columns = mined.get("table_uses") or {}, mined.get("column_uses") or {}
+    columns = {f"{t}.{c}": [0, 0, 0] for t, s in tables.items() for c in s["columns"]}
+    by_table = {t: [0, 0, 0] for t in tables}
+    for name, n in log_columns.items():
+        columns.setdefault(name, [0, 0, 0])[0] = n
+    for name, n in ex_columns.items():
+        columns.setdefault(name, [0, 0, 0])[1] = n
+    for name, n in log_tables.items():
+        by_table.setdefault(name, [0, 0, 0])[0] = n
+    for name, n in ex_tables.items():
+        by_table.setdefault(name, [0, 0, 0])[1] = n
+    for join in profile["joins"]:
+        for side in (join["child"], join["parent"]):
+            columns.setdefault(side, [0, 0, 0])[2] += 1
+            by_table.setdefault(side.split(".", 1)[0], [0, 0, 0])[2] += 1
+    return {"columns": columns, "tables": by_table}
+
+
+def _touches(record: KnowledgeRecord, columns: dict[str, str]) -> list[str]:
+    text = " ".join([record.sql or "", *record.filters, "" if record.columns or record.sql else record.definition])
+    found = [*record.columns, *(f"{t}.{c}" for t, c in _NAME.findall(text))]
+    return list(dict.fromkeys(columns[n.lower()] for n in found if n.lower() in columns))
+
+
+def _score(names: list[str], weights: dict[str, list[int]]) -> float:
+    return float(sum(value(weights.get(n)) for n in names)) if names else 1.0
+
+
+def review_queue(weights: dict[str, dict[str, list[int]]], *, knowledge_path: Path | None,
+                 enriched_path: Path | None) -> list[QueueItem]:
+    """The pending records and descriptions, scored with ``weights`` (:func:`usage_weights`), best first.
+
+    Missing files give no items. Raises KnowledgeFileError / ValueError for an invalid knowledge or
+    enrichment file.
+    """
+    columns = {n.lower(): n for n in weights["columns"]}
+    tables = {n.lower(): n for n in weights["tables"]}
+    items = []
+    kb = load_knowledge(knowledge_path) if knowledge_path is not None else None
+    for record in kb.records if kb is not None else []:
+        if record.status != "pending":
+            continue
+        touched = _touches(record, columns)
+        names = touched or [tables[t.lower()] for t in record.tables if t.lower() in tables]
+        score = _score(touched, weights["columns"]) if touched else _score(names, weights["tables"])
+        text = record.definition + (f" SQL: {record.sql}" if record.sql else "")
+        items.append(QueueItem(key=f"record:{record.id}", kind="record", type=record.type,
+                               title=f"{record.type} {record.name}", text=text, score=score,
+                               record_id=record.id, provenance=record.provenance, touches=names))
+    enriched = load_enriched(enriched_path) if enriched_path is not None and enriched_path.is_file() else None
+    for table, spec in (enriched or {"tables": {}})["tables"].items():
+        entries = [(None, spec.get("description"))] + list((spec.get("columns") or {}).items())
+        for column, entry in entries:
+            if not entry or entry["status"] != "pending":
+                continue
+            name = f"{table}.{column}" if column else table
+            known = columns.get(name.lower()) if column else tables.get(name.lower())
+            score = _score([known], weights["columns" if column else "tables"]) if known else 1.0
+            items.append(QueueItem(key=f"{'column' if column else 'table'}:{name}", kind="description",
+                                   type="column" if column else "table", title=f"description of {name}",
+                                   text=entry["text"], score=score, table=table, column=column,
+                                   provenance=str(entry.get("model") or "llm"), touches=[known] if known else []))
+    return sorted(items, key=lambda i: (-i.score, i.key))
+
+
+def run_review_queue(run: StepRun) -> StepOutcome:
+    """Compute the usage weights, keep them in the state and count the queue."""
+    job = run.job
+    weights = usage_weights(run.results["profile"], run.results.get("mine_log") or {},
+                            [e["sql"] for e in job.examples if e.get("sql")], job.db.dialect)
+    queue = review_queue(weights, knowledge_path=job.knowledge_path, enriched_path=job.enriched_path)
+    run.item(1, 1, f"{len(queue)} drafts")
+    kinds = sum(i.kind == "record" for i in queue)
+    note = f"{len(queue)} drafts await review ({kinds} records, {len(queue) - kinds} descriptions)"
+    return StepOutcome(items=len(queue), result={"weights": weights, "top": [i.key for i in queue[:10]]},
+                       note=note)

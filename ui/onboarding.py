@@ -1,0 +1,164 @@
+"""Developer panel, *Onboarding* tab: run or resume onboarding, then review the drafts in bulk, best first.
+
+A progress bar per step follows the run. The logic lives outside Streamlit: :class:`ProgressBoard` turns progress events into per-step fractions and
+captions, :func:`selected` reads the checkbox selection, :func:`records.review.review_drafts` approves or rejects,
+and :func:`retrieval.onboarding.current_queue` orders the queue (its score is documented in
+:mod:`retrieval.onboarding.queue`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from agent.context import AgentDeps
+from core.errors import ConfigurationError
+from knowledge.query_log import read_log
+from records.review import review_drafts
+from retrieval.indexing import load_examples
+from retrieval.onboarding import (
+    STEPS,
+    OnboardingJob,
+    Progress,
+    QueueItem,
+    current_queue,
+    load_state,
+    run_onboarding,
+    step_table,
+)
+from ui import services
+from ui.messages import explain
+
+PAGE = 100
+"""At most this many queue items are shown at once (the best ones)."""
+
+
+class ProgressBoard:
+    """Per-step progress: ``fractions[step]`` (0..1) and ``texts[step]``, redrawn through ``draw(step, f, text)``.
+
+    Starts from the saved state (finished steps full). Each :class:`Progress` event updates its step: item
+    ``j`` of ``m`` gives ``j / m``; done, skipped (already done) or incomplete gives 1.
+    """
+
+    def __init__(self, state: Mapping[str, Any], draw: Callable[[str, float, str], object] | None = None) -> None:
+        """Start from ``state`` (:func:`retrieval.onboarding.load_state`); ``draw`` shows a change (optional)."""
+        self.draw = draw
+        self.fractions: dict[str, float] = {}
+        self.texts: dict[str, str] = {}
+        for step in STEPS:
+            entry = state.get("steps", {}).get(step.name)
+            done = entry is not None
+            self.fractions[step.name] = 1.0 if done else 0.0
+            self.texts[step.name] = (f"{step.name}: {entry['status']} ({entry.get('items', 0)} items)" if done
+                                     else f"{step.name}: to do{' (model)' if step.needs_model else ''}")
+
+    def __call__(self, event: Progress) -> None:
+        """Apply one progress event and redraw its step."""
+        if event.state == "running":
+            fraction = event.item / event.items if event.items else 0.0
+            text = f"{event.name}: {event.item}/{event.items} {event.label}" if event.items else f"{event.name}..."
+        else:
+            fraction = 1.0
+            text = f"{event.name}: {'already done' if event.state == 'skipped' else event.state}"
+        self.fractions[event.name], self.texts[event.name] = min(1.0, fraction), text
+        if self.draw is not None:
+            self.draw(event.name, self.fractions[event.name], text)
+
+
+def selected(queue: list[QueueItem], state: Mapping[str, Any]) -> list[QueueItem]:
+    """The items of ``queue`` whose checkbox (state key ``onb-sel-<item key>``) is ticked."""
+    return [item for item in queue if state.get(f"onb-sel-{item.key}")]
+
+
+def queue_frame(queue: list[QueueItem]) -> pd.DataFrame:
+    """The queue as a table: score, kind, type, title, what it touches, provenance."""
+    return pd.DataFrame([{"score": i.score, "kind": i.kind, "type": i.type, "draft": i.title,
+                          "touches": ", ".join(i.touches[:4]), "from": i.provenance} for i in queue])
+
+
+def make_job(deps: AgentDeps, log: str = "") -> OnboardingJob:
+    """The onboarding job of the panel's database (examples file and approved feedback as examples).
+
+    Raises:
+        ConfigurationError: no knowledge file can be placed for the database.
+        ValueError: the query log at ``log`` cannot be read.
+    """
+    path = deps.settings.resolved_examples_path()
+    examples = (load_examples(path) if path else []) + services.feedback_store().approved_examples(deps.db.key)
+    statements = read_log(Path(log.strip()), deps.db.dialect) if log.strip() else None
+    return OnboardingJob.from_settings(deps.settings, deps.db, deps.llms, examples=examples, log=statements,
+                                       log_name=log.strip() or None)
+
+
+def onboarding_tab(deps: AgentDeps) -> None:
+    """Start or resume onboarding, watch each step's bar, then approve or reject drafts in bulk."""
+    st.caption(" → ".join(f"**{s.name}**{' (model)' if s.needs_model else ''}" for s in STEPS)
+               + ". Drafts stay pending until approved here (or `knowledge.use_drafts` is on).")
+    try:
+        job = make_job(deps)
+    except ConfigurationError as exc:
+        st.info(str(exc))
+        return
+    except (OSError, ValueError) as exc:  # the examples file cannot be read
+        st.error(str(exc))
+        return
+    state = load_state(job.state_path, deps.db.key)
+    log = st.text_input("Query log to mine (optional: a .sql or .jsonl file the server can read)", key="onb-log")
+    restart = st.checkbox("Start over (redo every step; reviewed drafts are kept)", key="onb-restart")
+    bars = {s.name: st.progress(0.0) for s in STEPS}
+    board = ProgressBoard(state, lambda name, f, text: bars[name].progress(f, text=text))
+    for name in bars:
+        bars[name].progress(board.fractions[name], text=board.texts[name])
+    if st.button("Resume onboarding" if state["steps"] else "Start onboarding", key="onb-start", type="primary"):
+        try:
+            run_job = make_job(deps, log)
+            run_job.progress = board
+            report = run_onboarding(run_job, restart=restart)
+            st.success(f"Onboarding finished: {len(report.queue)} drafts await review.")
+        except Exception as exc:  # a database, file or model failure: shown, the finished steps are kept
+            st.error(explain(f"{type(exc).__name__}: {exc}", deps.settings))
+        state = load_state(job.state_path, deps.db.key)
+    st.dataframe(pd.DataFrame(step_table(state)), hide_index=True, width="stretch")
+    review_section(job)
+
+
+def review_section(job: OnboardingJob) -> None:
+    """The ordered review queue with a checkbox per draft and bulk approve / reject."""
+    try:
+        queue = current_queue(job)
+    except ValueError as exc:  # an invalid knowledge or enrichment file (KnowledgeFileError is a ValueError)
+        st.error(f"The drafts cannot be listed: {exc}")
+        return
+    st.subheader(f"Review queue: {len(queue)} drafts, most valuable first")
+    if not queue:
+        st.caption("Nothing waiting.")
+        return
+    shown = queue[:PAGE]
+    pick, clear, approve, reject = st.columns(4)
+    if pick.button("Select all shown", key="onb-all"):
+        st.session_state.update({f"onb-sel-{i.key}": True for i in shown})
+    if clear.button("Clear selection", key="onb-none"):
+        st.session_state.update({f"onb-sel-{i.key}": False for i in shown})
+    do_approve = approve.button("Approve selected", key="onb-approve", type="primary")
+    do_reject = reject.button("Reject selected", key="onb-reject")
+    for item in shown:
+        st.checkbox(f"**{item.title}** · score {item.score:.0f} · {item.provenance}", key=f"onb-sel-{item.key}",
+                    help=", ".join(item.touches) or None)
+        st.caption(item.text[:300])
+    if do_approve or do_reject:
+        chosen = selected(shown, st.session_state.to_dict())
+        if not chosen:
+            st.warning("Select drafts first.")
+            return
+        status = "approved" if do_approve else "rejected"
+        count = review_drafts(chosen, status, knowledge_path=job.knowledge_path, enriched_path=job.enriched_path)
+        for item in chosen:
+            st.session_state.pop(f"onb-sel-{item.key}", None)
+        st.session_state["onb-done"] = f"{count} drafts {status}."
+        st.rerun()
+    if st.session_state.get("onb-done"):
+        st.success(st.session_state.pop("onb-done"))
