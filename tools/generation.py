@@ -241,7 +241,9 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         error (a missing column, a type error) and ``fix`` is given (``generation.repair_errors``), the next
         candidate is a repair of that query which sees the error and probe results, in place of a fresh
         candidate that does not know what went wrong (DIN-SQL's self-correction): the number of calls stays
-        the same, and the error's cause is usually one identifier. When a candidate returns no rows (or one row of
+        the same, and the error's cause is usually one identifier. At most ``generation.repairs_in_a_row``
+        repairs follow each other: a repair that fails as well is followed by the next fresh candidate, so one
+        wrong table or column the model keeps writing cannot take every remaining slot. When a candidate returns no rows (or one row of
         NULL/0), the model-free rescues of :func:`_rescue_empty` are tried first: a ``literal``, ``as_of``,
         ``relaxed`` or ``unasked`` candidate that ends the cascade if it has rows.
         """
@@ -249,10 +251,13 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         ballot = Ballot(ctx.settings.generation.consistency.agree)
         hints, has_hints = True, bool(args.values)
         failed: tuple[str, str] | None = None  # (sql, problem) of the last candidate whose dry run failed
+        repairs = 0  # repairs in a row; at generation.repairs_in_a_row the next candidate is fresh
         for item in items:
             if made and not fallback_allowed(ctx.settings.generation.fallback_budget_s):
                 break  # the question's soft time budget is spent: answer with what is there
-            cand = fix(item[0], *failed) if failed and fix else one(item, hints)
+            repairing = bool(failed and fix and repairs < ctx.settings.generation.repairs_in_a_row)
+            cand = fix(item[0], *failed) if fix and failed and repairing else one(item, hints)
+            repairs = repairs + 1 if repairing else 0
             made.append(cand)
             failed = None
             if cand.sql and not cand.error:

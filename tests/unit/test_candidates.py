@@ -131,9 +131,15 @@ def test_cascade_repairs_a_database_error_instead_of_starting_afresh(shop_settin
     repair_prompt = str(gen.prompts[1][-1].content)
     assert "SELECT nope FROM customers" in repair_prompt and "no such column" in repair_prompt
     assert "columns of customers: id, name, country" in repair_prompt  # a probe of the failing query's table
-    # a repair that fails again is followed by the next fresh candidate's turn being a repair too
+    # a repair that fails again is followed by a fresh candidate, which never saw the failed query
     still = _error_then_repair("SELECT nope2 FROM customers")
     res = _run(GenerateSQLTool(), _ctx(settings, generator=still), _schema_ref())
+    assert [c["strategy"] for c in res.value["candidates"]] == ["direct", "repair", "divide_and_conquer"]
+    assert "SELECT nope" not in str(still.prompts[2][-1].content)
+    # two repairs in a row allowed: the third slot repairs the repair
+    twice = settings.model_copy(update={"generation": gen_settings.model_copy(update={"repairs_in_a_row": 2})})
+    res = _run(GenerateSQLTool(), _ctx(twice, generator=_error_then_repair("SELECT nope2 FROM customers")),
+               _schema_ref())
     assert [c["strategy"] for c in res.value["candidates"]] == ["direct", "repair", "repair"]
     # switched off: the fresh Query-Plan candidate follows, as before
     off = shop_settings.model_copy(update={"generation": gen_settings.model_copy(update={"repair_errors": False})})
