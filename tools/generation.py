@@ -243,7 +243,10 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         candidate that does not know what went wrong (DIN-SQL's self-correction): the number of calls stays
         the same, and the error's cause is usually one identifier. At most ``generation.repairs_in_a_row``
         repairs follow each other: a repair that fails as well is followed by the next fresh candidate, so one
-        wrong table or column the model keeps writing cannot take every remaining slot. When a candidate returns no rows (or one row of
+        wrong table or column the model keeps writing cannot take every remaining slot. A repair takes a turn
+        (the cascade makes at most as many candidates as the list has strategies), not a strategy: the next fresh
+        candidate is the first strategy not yet written (plain after a repaired direct one). Candidates are
+        numbered by turn. When a candidate returns no rows (or one row of
         NULL/0), the model-free rescues of :func:`_rescue_empty` are tried first: a ``literal``, ``as_of``,
         ``relaxed`` or ``unasked`` candidate that ends the cascade if it has rows.
         """
@@ -252,11 +255,17 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         hints, has_hints = True, bool(args.values)
         failed: tuple[str, str] | None = None  # (sql, problem) of the last candidate whose dry run failed
         repairs = 0  # repairs in a row; at generation.repairs_in_a_row the next candidate is fresh
-        for item in items:
+        fresh = list(items)  # strategies not yet written: a repair takes a turn, not a strategy
+        for turn in range(1, len(items) + 1):
             if made and not fallback_allowed(ctx.settings.generation.fallback_budget_s):
                 break  # the question's soft time budget is spent: answer with what is there
             repairing = bool(failed and fix and repairs < ctx.settings.generation.repairs_in_a_row)
-            cand = fix(item[0], *failed) if fix and failed and repairing else one(item, hints)
+            if fix and failed and repairing:
+                cand = fix(turn, *failed)
+            elif fresh:
+                cand = one((turn, fresh.pop(0)[1]), hints)
+            else:
+                break
             repairs = repairs + 1 if repairing else 0
             made.append(cand)
             failed = None
