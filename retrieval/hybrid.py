@@ -2,7 +2,10 @@
 
 Dense embeddings (MiniLM) match meaning but are weak on cryptic identifiers (``PX_LST``, ``EQ_MSTR``); BM25
 (Robertson & Zaragoza, 2009; ``rank_bm25.BM25Okapi``) over tokens that split such names into their parts matches
-them literally. The two rankings are merged with reciprocal rank fusion (Cormack, Clarke & Buettcher, SIGIR 2009):
+them literally. A question word the schema does not spell out also matches the name parts that may abbreviate
+it (``customer`` -> ``CSTMR``, ``detention`` -> ``DTNTN``; :mod:`retrieval.term_expansion`, generic rules, no
+dictionary), at half weight; tables scoring under a tenth of the best BM25 score are left out of its ranking.
+The two rankings are merged with reciprocal rank fusion (Cormack, Clarke & Buettcher, SIGIR 2009):
 ``score(t) = sum over rankings of 1 / (RRF_K + rank(t))`` with 1-based ranks and ``RRF_K = 60``.
 
 :class:`TableCatalog` holds, per database, everything table retrieval needs besides the vector search: table
@@ -20,14 +23,25 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 from rank_bm25 import BM25Okapi
 
 from database.joins import JoinGraph, join_graph
 from retrieval.manifest import snapshot_id
 from retrieval.store import DESCRIPTION_INDEX, SCHEMAS_INDEX, VectorStore
+from retrieval.term_expansion import TermExpander
 
 RRF_K = 60
 """Reciprocal-rank-fusion constant (Cormack et al. 2009)."""
+
+EXPANSION_WEIGHT = 0.5
+"""Weight of a name part found as an abbreviation of a question word (:mod:`retrieval.term_expansion`) in the
+BM25 score, against 1 for a word the documents hold as written."""
+
+LEXICAL_FLOOR = 0.1
+"""A table enters the BM25 ranking only with at least this share of the best table's score: a stray common
+word or name part is no lexical evidence, and as a low rank of its own it would still take reciprocal-rank-fusion
+credit from tables the question names."""
 
 CACHE_SIZE = 16
 """Catalogs kept in memory (least recently used are evicted)."""
@@ -115,7 +129,8 @@ class TableCatalog:
         db_key: the database key; ``snapshot``: its index snapshot id (None: not cacheable).
         names: table names in index order; ``descriptions`` / ``schemas``: their documents by name (a table
             without a schema document is absent from ``schemas``); ``columns``: column names by table (from
-            metadata; empty for old indexes); ``graph``: FK join graph; ``bm25``: None when there are no tokens.
+            metadata; empty for old indexes); ``graph``: FK join graph; ``bm25``: None when there are no tokens;
+            ``expander``: the table and column name parts, for question words they may abbreviate.
     """
 
     db_key: str
@@ -126,6 +141,7 @@ class TableCatalog:
     columns: dict[str, list[str]] = field(default_factory=dict)
     graph: JoinGraph = field(default_factory=JoinGraph)
     bm25: BM25Okapi | None = None
+    expander: TermExpander | None = None
 
     def primary_keys(self) -> dict[str, list[str]]:
         """Primary-key columns by lower-cased table name, from the description documents' ``Primary key:`` line."""
@@ -140,13 +156,37 @@ class TableCatalog:
         """Schema document of ``name`` (falls back to its description document, then to "")."""
         return self.schemas.get(name) or self.descriptions.get(name, "")
 
+    def query_terms(self, question: str) -> dict[str, float]:
+        """BM25 query terms of ``question`` with their weights (``{term: weight}``).
+
+        Its tokens the corpus holds (weight 1), then the name parts that abbreviate one of its tokens
+        (:attr:`expander`; weight :data:`EXPANSION_WEIGHT`).
+        """
+        if self.bm25 is None:
+            return {}
+        tokens = list(dict.fromkeys(tokenize(question)))
+        terms = {t: 1.0 for t in tokens if t in self.bm25.idf}
+        if self.expander is not None:
+            for part in self.expander.expand(tokens):
+                if part in self.bm25.idf:
+                    terms.setdefault(part, EXPANSION_WEIGHT)
+        return terms
+
     def lexical_ranking(self, question: str, depth: int) -> list[tuple[str, float]]:
-        """Up to ``depth`` ``(table, bm25_score)`` with a positive score, best first (ties: index order)."""
-        terms = [t for t in dict.fromkeys(tokenize(question)) if self.bm25 is not None and t in self.bm25.idf]
+        """Up to ``depth`` ``(table, bm25_score)`` with a positive score, best first (ties: index order).
+
+        The score is the weighted sum of each query term's BM25 score (:meth:`query_terms`); tables under
+        :data:`LEXICAL_FLOOR` times the best score are left out.
+        """
+        terms = self.query_terms(question)
         if not terms or self.bm25 is None:
             return []
-        scores = self.bm25.get_scores(terms)
-        order = sorted((i for i in range(len(self.names)) if scores[i] > 0), key=lambda i: (-scores[i], i))
+        scores = np.zeros(len(self.names))
+        for term, weight in terms.items():
+            scores += weight * self.bm25.get_scores([term])
+        floor = LEXICAL_FLOOR * float(scores.max())
+        order = sorted((i for i in range(len(self.names)) if scores[i] > 0 and scores[i] >= floor),
+                       key=lambda i: (-scores[i], i))
         return [(self.names[i], float(scores[i])) for i in order[:depth]]
 
 
@@ -189,7 +229,9 @@ def build_catalog(store: VectorStore, db_key: str, snapshot: str | None = None) 
     }
     corpus = [tokenize(lexical_text(descriptions[n], schemas.get(n, ""))) for n in names]
     bm25 = BM25Okapi(corpus) if any(corpus) else None
-    return TableCatalog(db_key, snapshot, names, descriptions, schemas, columns, join_graph(fks), bm25)
+    parts = [t for n in names for ident in (n, *columns[n]) for t in tokenize(ident)]
+    return TableCatalog(db_key, snapshot, names, descriptions, schemas, columns, join_graph(fks), bm25,
+                        TermExpander(parts))
 
 
 _CACHE: OrderedDict[tuple[str, str, str], TableCatalog] = OrderedDict()

@@ -17,6 +17,7 @@ from retrieval.indexing import index_tables
 from retrieval.manifest import snapshot_id
 from retrieval.retrievers import TableHit, retrieve_tables
 from retrieval.store import ChromaStore
+from retrieval.term_expansion import TermExpander, abbreviates
 from tools.schema_retrieval import (
     RetrieveSchemaArgs,
     RetrieveSchemaTool,
@@ -75,6 +76,56 @@ def test_tokenize_splits_identifiers_and_keeps_them_whole() -> None:
     assert tokenize("CustomerId") == ["customerid", "customer", "id"]
     assert tokenize("What are the closing prices of the companies?") == ["closing", "price", "company"]
     assert tokenize("HTTPServer2024") == ["httpserver2024", "http", "server", "2024"]
+
+
+def test_abbreviation_rules_are_generic_prefixes_and_consonant_skeletons() -> None:
+    for part, word in [("cust", "customer"), ("cstmr", "customer"), ("dtntn", "detention"), ("dept", "department"),
+                       ("qty", "quantity"), ("pmt", "payment"), ("drvr", "driver"), ("addr", "address")]:
+        assert abbreviates(part, word), (part, word)
+    assert not abbreviates("nm", "name")  # two letters fit too many words
+    assert not abbreviates("cat", "contract")  # after the shared "c", abbreviations drop vowels, not keep them
+    assert not abbreviates("customer", "customer") and not abbreviates("xst", "customer")
+    assert not abbreviates("ctsmr", "customer")  # letters out of order
+    expander = TermExpander(["cstmr", "id", "dtntn", "smry", "c17", "t"])
+    assert len(expander) == 3  # codes, one-letter and two-letter parts are never candidates
+    assert expander.expand(["customer", "detention", "summary"]) == {"cstmr": "customer", "dtntn": "detention",
+                                                                     "smry": "summary"}
+    spelled = TermExpander(["cstmr", "customer"])
+    assert spelled.expand(["customer"]) == {}  # the schema spells the word out: nothing is guessed
+
+
+def cryptic_tables() -> list[TableInfo]:
+    """Warehouse-style tables the questions name in plain words, among the documented money tables."""
+    return [*money_tables(),
+            TableInfo("CSTMR", [col("CSTMR_ID", pk=True), col("CSTMR_NM", "TEXT"), col("CTY_CD", "TEXT")]),
+            TableInfo("DTNTN", [col("DTNTN_ID", pk=True), col("DTNTN_SMRY", "TEXT"), col("CSTMR_ID")]),
+            TableInfo("EMPL_SLRY", [col("EMPL_ID"), col("SLRY_AMT", "REAL")])]
+
+
+def test_plain_words_find_abbreviated_tables_lexically(store: ChromaStore) -> None:
+    index_tables(store, "dw", "sqlite", cryptic_tables(), sample_rows=0)
+    catalog = load_catalog(store, "dw")
+    assert catalog is not None
+    terms = catalog.query_terms("Return all detention summaries of customers")
+    assert terms == {"customer": 1.0, "dtntn": 0.5, "smry": 0.5, "cstmr": 0.5}  # "customer": in a description
+    assert [n for n, _ in catalog.lexical_ranking("Return all detention summaries", 3)] == ["DTNTN"]
+    assert "CSTMR" in dict(catalog.lexical_ranking("How many customers are there?", 10))
+    assert retrieve_tables(store, "dw", "Summaries of every detention", 1)[0].name == "DTNTN"
+
+
+def test_lexical_ranking_leaves_out_tables_far_below_the_best() -> None:
+    """A stray match a tenth below the best is no evidence (it would still earn rank-fusion credit)."""
+    from rank_bm25 import BM25Okapi
+
+    from retrieval.hybrid import LEXICAL_FLOOR, TableCatalog
+
+    corpus = [["payment", "payment", "amount"], ["note"] * 200 + ["payment"], *[[f"w{i}", f"v{i}"] for i in range(4)]]
+    catalog = TableCatalog("x", None, ["PMT", "NOTES", "A", "B", "C", "D"], {}, {}, bm25=BM25Okapi(corpus))
+    assert catalog.bm25 is not None
+    scores = catalog.bm25.get_scores(["payment", "amount"])
+    assert 0 < scores[1] < LEXICAL_FLOOR * scores[0]
+    assert [n for n, _ in catalog.lexical_ranking("payment amounts", 5)] == ["PMT"]
+    assert [n for n, _ in catalog.lexical_ranking("payments", 5)] == ["PMT", "NOTES"]  # within a tenth: kept
 
 
 def test_rrf_fusion_rewards_agreement() -> None:
