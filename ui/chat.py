@@ -62,7 +62,7 @@ def _live_warm_up_note() -> None:
 
 
 def current_thread() -> str:
-    """This session's conversation id (a new one on first visit)."""
+    """This browser session's conversation id (a new one on first visit)."""
     if "thread_id" not in st.session_state:
         st.session_state.thread_id = new_thread_id()
     thread_id: str = st.session_state.thread_id
@@ -70,7 +70,7 @@ def current_thread() -> str:
 
 
 def open_thread(thread_id: str) -> None:
-    """Switch this session to ``thread_id`` (a widget callback: runs before the page is drawn)."""
+    """Switch this browser session to ``thread_id`` (a widget callback: runs before the page is drawn)."""
     st.session_state.thread_id = thread_id
 
 

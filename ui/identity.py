@@ -80,7 +80,7 @@ def oidc_configured() -> bool:
 
 
 def current_identity(settings: Settings) -> Identity:
-    """This session's identity (:func:`resolve` on ``st.user`` and ``st.context.headers``).
+    """This browser session's identity (:func:`resolve` on ``st.user`` and ``st.context.headers``).
 
     Stops the page instead of returning when the session must log in first (a log-in button is shown) or
     when the user cannot be established (the reason is shown).

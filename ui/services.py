@@ -76,12 +76,12 @@ def overrides() -> Overrides:
 
 
 def lock_overrides() -> None:
-    """Keep this session on the configured settings (``?database=`` and the settings page are for developers)."""
+    """Keep this browser session on the configured settings (``?database=`` and the settings page are for developers)."""
     st.session_state.overrides = Overrides()
 
 
 def settings() -> Settings:
-    """The settings this session runs with."""
+    """The settings this browser session runs with."""
     return apply(base_settings(), overrides())
 
 
@@ -110,13 +110,13 @@ def _start_warm_up(ov: Overrides, deps: AgentDeps) -> None:
 
 
 def warm_up_running() -> bool:
-    """True while the prompt-cache warm-up of this session's configuration runs."""
+    """True while the prompt-cache warm-up of this browser session's configuration runs."""
     ov = overrides()
     return ov in _warm and _warm[ov] is None
 
 
 def warm_up_status() -> str | None:
-    """One line on the prompt-cache warm-up of this session's configuration (None when not started)."""
+    """One line on the prompt-cache warm-up of this browser session's configuration (None when not started)."""
     ov = overrides()
     if ov not in _warm:
         return None
