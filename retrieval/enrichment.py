@@ -30,9 +30,9 @@ from prompts import column_description, table_summary
 from retrieval.documents import clip_words, profile_hint
 
 COLUMN_BATCH = 8
+"""At most this many columns per LLM call, so the JSON reply fits the generator's ``max_tokens``."""
 ENRICH_MAX_TOKENS = 900
 """Completion cap for one enrichment call: a 150-word summary or 8 column descriptions, as JSON."""
-"""At most this many columns per LLM call, so the JSON reply fits the generator's ``max_tokens``."""
 SAMPLE_ROWS = 5
 
 
@@ -119,6 +119,34 @@ def _columns_prompt(table: TableInfo, names: list[str], dialect: str) -> list[An
     return chat(column_description.SYSTEM.format(dialect=dialect), user)
 
 
+def _describe_columns(llms: LLMProvider, table: TableInfo, batch: list[str], dialect: str,
+                      usage: UsageLog) -> tuple[list[ColumnDescription], LLMError | None]:
+    """The model's descriptions of the columns ``batch`` of ``table``, and the last failure (None: none).
+
+    One call for the batch; when it fails (a malformed reply, or a reply that runs into
+    :data:`ENRICH_MAX_TOKENS` - a small model sometimes repeats itself on a long list), each column is asked
+    again alone, so one runaway reply costs a few calls instead of the whole batch. Raises LLMError when a
+    one-column batch fails or no column of the batch could be described.
+    """
+    try:
+        return invoke_structured(llms, "generator", _columns_prompt(table, batch, dialect), ColumnDescriptions,
+                                 usage, max_tokens=ENRICH_MAX_TOKENS).columns, None
+    except LLMError:
+        if len(batch) == 1:
+            raise
+    described: list[ColumnDescription] = []
+    failed: LLMError | None = None
+    for name in batch:
+        try:
+            described += invoke_structured(llms, "generator", _columns_prompt(table, [name], dialect),
+                                           ColumnDescriptions, usage, max_tokens=ENRICH_MAX_TOKENS).columns
+        except LLMError as exc:
+            failed = exc
+    if not described and failed is not None:
+        raise failed
+    return described, failed
+
+
 def _stamp(text: str, model_name: str, today: str) -> dict[str, Any]:
     return {"text": " ".join(text.split()), "status": "pending", "model": model_name, "generated": today}
 
@@ -184,10 +212,11 @@ def enrich(
                 report.tables_described.append(table.name)
             for i in range(0, len(want_cols), COLUMN_BATCH):
                 batch = want_cols[i : i + COLUMN_BATCH]
-                described = invoke_structured(llms, "generator", _columns_prompt(table, batch, db.dialect),
-                                              ColumnDescriptions, usage, max_tokens=ENRICH_MAX_TOKENS)
+                described, failed = _describe_columns(llms, table, batch, db.dialect, usage)
+                if failed is not None:
+                    report.errors[table.name] = str(failed)
                 wanted = {n.lower(): n for n in batch}
-                for item in described.columns:
+                for item in described:
                     name = wanted.pop(item.name.strip().lower(), None)
                     if name is not None and item.description.strip():
                         spec["columns"].pop(by_lower.get(name.lower(), name), None)

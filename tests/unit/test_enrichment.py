@@ -156,6 +156,28 @@ def test_malformed_reply_recorded_and_others_enriched(db: Database, tmp_path: Pa
     assert report.errors == {} and set(load_enriched(out)["tables"]) == {"desks", "trades"}
 
 
+def test_failed_batch_is_asked_again_one_column_at_a_time(db: Database, tmp_path: Path) -> None:
+    good = script()
+
+    def runaway_batches(messages: list[BaseMessage]) -> Any:
+        user = _user(messages)
+        if "Describe these columns" in user and len(re.findall(r"^- \S+ ", user.split("Describe these columns",
+                                                                                      1)[1], re.M)) > 1:
+            return '{"columns": [{"name": "qty", "description": "' + "again " * 400  # cut at the token cap
+        return good(messages)
+
+    out = tmp_path / "out.yaml"
+    fake = ScriptedChatModel(script=runaway_batches)
+    report, usage = _run(db, out, fake)
+    assert report.errors == {}
+    trades = load_enriched(out)["tables"]["trades"]["columns"]
+    assert set(trades) == {"trade_id", "desk_id", "qty", "trade_dt", "client_email"}
+    assert trades["qty"]["text"] == "About qty."
+    ok_calls = [c for c in usage.calls if c.ok]
+    assert len(usage.calls) - len(ok_calls) >= 1  # the batch failed and was recorded as a failed call
+    assert len(ok_calls) == 1 + 5 + 1  # trades summary, five single trades columns, the desks column
+
+
 def test_yaml_is_deterministic(db: Database, tmp_path: Path) -> None:
     a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
     _run(db, a, ScriptedChatModel(script=script()))
