@@ -130,7 +130,7 @@ def warm_up_status() -> str | None:
 
 
 def load_agent() -> tuple[AgentDeps, AgentGraph]:
-    """Dependencies and the compiled graph (with the thread checkpointer) for this session's settings.
+    """Dependencies and the compiled graph (with the thread checkpointer) for the settings of this browser tab.
 
     Raises:
         Whatever :func:`agent.runner.build_deps` raises (model files, local server, database, embeddings).

@@ -28,7 +28,7 @@ def settings_page() -> None:
     st.caption("API keys are never displayed. Models and endpoints are set with NL2SQL_<ROLE>__MODEL and "
                "NL2SQL_<ROLE>__BASE_URL (or nl2sql.toml).")
     with st.form("session-settings"):
-        st.subheader("This session")
+        st.subheader("This browser tab")
         options = [*BUNDLED, "Other URL"]
         current = next((k for k, v in BUNDLED.items() if v == cfg.database_url), "Other URL")
         choice = st.selectbox("Database", options, index=options.index(current))
@@ -52,7 +52,7 @@ def settings_page() -> None:
                 database_url=url, use_examples=use_examples,
                 candidates=None if candidates == spec and ov.candidates is None else candidates)
             st.session_state.pop("thread_id", None)  # a new database starts a new conversation
-            st.success("Applied to this session.")
+            st.success("Applied to this browser tab.")
             st.rerun()
     st.subheader("Other settings")
     st.json({"row_cap": cfg.row_cap, "query_timeout_s": cfg.query_timeout_s,
