@@ -12,7 +12,8 @@ Thresholds: ``verified`` is the lowest score whose kept answers (score >= it, at
 them) are at least ``--target`` (0.9) right on the fit records (none: 1.0, nothing is verified); ``likely`` is 0.5 (an answer more likely right than wrong), or ``verified``
 when that is lower. Writes the model JSON (``--out``, default the shipped agent/confidence_model.json;
 ``--dry-run`` writes nothing) and prints, on the fit records and on each ``--test`` set: AUROC (on the fit set
-also 5-fold cross-validated), a calibration table (score bins: count, mean score, share right), the
+also 5-fold cross-validated, folds by database when the records span
+five or more), a calibration table (score bins: count, mean score, share right), the
 risk-coverage curve (share kept vs accuracy of the kept answers) and per level the count and share right.
 Needs no model server.
 """
@@ -85,15 +86,23 @@ def fit(x: np.ndarray, y: np.ndarray, c: float) -> tuple[list[float], float]:
     return [round(float(v), 6) for v in coef], round(intercept, 6)
 
 
-def cv_auroc(x: np.ndarray, y: np.ndarray, c: float, folds: int = 5) -> float | None:
-    """AUROC of out-of-fold scores (stratified ``folds``-fold); None when a class has fewer than ``folds``."""
+def cv_auroc(x: np.ndarray, y: np.ndarray, c: float, folds: int = 5,
+             groups: np.ndarray | None = None) -> float | None:
+    """AUROC of out-of-fold scores (stratified ``folds``-fold); None when a class has fewer than ``folds``.
+
+    With ``groups`` (one label per row, e.g. the database), no group is split between folds
+    (``StratifiedGroupKFold``): the score of a question comes from a model that never saw its database, the way
+    the shipped model meets an analyst's database.
+    """
     from sklearn.metrics import roc_auc_score
-    from sklearn.model_selection import StratifiedKFold
+    from sklearn.model_selection import StratifiedGroupKFold, StratifiedKFold
 
     if min(int(y.sum()), int(len(y) - y.sum())) < folds:
         return None
     scores = np.zeros(len(y))
-    for train, test in StratifiedKFold(folds, shuffle=True, random_state=0).split(x, y):
+    splitter = (StratifiedGroupKFold(folds, shuffle=True, random_state=0).split(x, y, groups) if groups is not None
+                else StratifiedKFold(folds, shuffle=True, random_state=0).split(x, y))
+    for train, test in splitter:
         coef, intercept = fit(x[train], y[train], c)
         scores[test] = 1 / (1 + np.exp(-(x[test] @ np.array(coef) + intercept)))
     return float(roc_auc_score(y, scores))
@@ -161,7 +170,9 @@ def main(argv: list[str] | None = None) -> int:
         if len(set(y.tolist())) < 2:
             print("the fit records need right and wrong answers", file=sys.stderr)
             return 1
-        cvs = {c: cv_auroc(x, y, c) for c in ([args.c] if args.c else C_GRID)}
+        groups = np.array([f"{r.get('db_id') or ''}" for r in records])
+        grouped = len(set(groups.tolist())) >= 5
+        cvs = {c: cv_auroc(x, y, c, groups=groups if grouped else None) for c in ([args.c] if args.c else C_GRID)}
         c = max(cvs, key=lambda k: cvs[k] or 0.0)
         coef, intercept = fit(x, y, c)
         draft = ConfidenceModel(features=list(FEATURES), coefficients=coef, intercept=intercept, verified=1.0,
@@ -169,12 +180,12 @@ def main(argv: list[str] | None = None) -> int:
         scores = np.array([draft.score(dict(zip(FEATURES, row, strict=True))) for row in x])
         verified = verified_threshold(scores, y, args.target, args.min_kept)
         kept = scores >= verified
-        model = draft.model_copy(update={"verified": verified, "likely": min(0.5, verified),
-                                         "fitted_on": {
-            "files": [str(p) for p in args.records], "answers": len(y), "ex": round(float(y.mean()), 4),
-            "target": args.target, "min_kept": args.min_kept, "c": c, "cv_auroc": round(cvs[c] or 0.0, 4), "date": datetime.now(UTC).date().isoformat()}})
+        fitted_on = {"files": [str(p) for p in args.records], "answers": len(y), "ex": round(float(y.mean()), 4),
+                     "target": args.target, "min_kept": args.min_kept, "c": c, "cv_auroc": round(cvs[c] or 0.0, 4),
+                     "cv_by_database": grouped, "date": datetime.now(UTC).date().isoformat()}
+        model = draft.model_copy(update={"verified": verified, "likely": min(0.5, verified), "fitted_on": fitted_on})
         print(f"fitted on {len(y)} answers from {len(args.records)} file(s); EX {y.mean():.3f}")
-        print("5-fold cross-validated AUROC by C: " + ", ".join(
+        print(f"5-fold cross-validated AUROC{' (folds by database)' if grouped else ''} by C: " + ", ".join(
             f"{k}: {v:.3f}" if v is not None else f"{k}: -" for k, v in cvs.items()) + f"; chosen C {c}")
         right = f"{y[kept].mean():.3f} right" if kept.any() else "no answer reaches the target"
         print(f"verified threshold {verified:.3f}: keeps {kept.mean():.3f} of the answers ({kept.sum()}), {right}; "

@@ -192,6 +192,22 @@ def test_fit_script_learns_from_synthetic_records(tmp_path: Path, capsys: pytest
     assert model.level(model.score(split), split) == "unsure"
 
 
+def test_fit_script_cross_validates_by_database_when_records_span_several(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("sklearn")
+    rng = random.Random(11)
+    lines = []
+    for i in range(160):
+        agree = rng.random() < 0.6
+        lines.append({**_record(agree, int(rng.random() < (0.95 if agree else 0.3))), "db_id": f"db{i % 8}"})
+    fit_file, out = tmp_path / "fit.jsonl", tmp_path / "model.json"
+    fit_file.write_text("\n".join(json.dumps(r) for r in lines) + "\n", encoding="utf-8")
+    assert _fit_script().main([str(fit_file), "--out", str(out)]) == 0
+    assert "(folds by database)" in capsys.readouterr().out
+    model = ConfidenceModel.model_validate_json(out.read_text(encoding="utf-8"))
+    assert model.fitted_on["cv_by_database"] is True and model.fitted_on["cv_auroc"] > 0.5
+
+
 def test_an_unsure_answer_offers_the_other_candidates_sql() -> None:
     from agent.confidence import Confidence
     from ui.render import other_readings
