@@ -68,6 +68,12 @@ class RewriteSettings(BaseModel):
         "('ordered by', 'sorted by') without a descending cue and the query keeps no LIMIT "
         "(rewrites.answer_limits).",
     )
+    drop_rank_figure: bool = Field(
+        True, description="Remove the aggregate column a candidate's top-n pick ranks by ('Which code appears most "
+        "often?' as SELECT code, COUNT(*) ... ORDER BY COUNT(*) DESC LIMIT 1) when the question asks for no figure "
+        "('how many', 'number', 'total', 'average', ...; rewrites.answer_limits). A presentation record of kind "
+        "ranked_by adds it back where a team wants it shown.",
+    )
     answer_conventions: bool = Field(
         True, description="Add the columns the knowledge file's approved presentation records ask for to each "
         "candidate's SELECT list (rewrites.answer_shape): each listed stock's identifying columns, the date a "

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from rewrites.answer_limits import drop_unasked_limit, order_as_asked
+from rewrites.answer_limits import drop_rank_figure, drop_unasked_limit, order_as_asked
 from rewrites.answer_shape import apply_conventions
 from rewrites.as_of import as_of_dates, latest_per_series
 from rewrites.code_filters import fix_code_filters
@@ -81,6 +81,11 @@ def unasked_limit(sql: str, inputs: RewriteInputs) -> str | None:
 def order_asked(sql: str, inputs: RewriteInputs) -> str | None:
     """:func:`rewrites.answer_limits.order_as_asked` on the question."""
     return order_as_asked(sql, inputs.dialect, inputs.question)
+
+
+def rank_figure(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.answer_limits.drop_rank_figure` on the question."""
+    return drop_rank_figure(sql, inputs.dialect, inputs.question)
 
 
 def windows(sql: str, inputs: RewriteInputs) -> str | None:

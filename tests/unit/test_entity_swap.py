@@ -10,7 +10,7 @@ from core.llm import LLMProvider, UsageLog
 from core.settings import CandidateSpec, Settings
 from database.connection import Database
 from rewrites.entity_swap import swap_copied_entities
-from tests.unit.test_candidates import _by_strategy, _schema_ref, cand
+from tests.support.candidates import by_strategy, cand, schema_ref
 from tools.base import ToolCall, ToolContext
 from tools.generation import GenerateSQLTool
 
@@ -48,8 +48,8 @@ def test_the_generator_s_candidate_is_swapped_unless_turned_off(shop_settings: S
         settings = shop_settings.model_copy(update={"generation": shop_settings.generation.with_rewrites(
             swap_copied_entities=on).model_copy(update={"candidates": CandidateSpec.parse_list("direct"), "cascade": True})})
         ctx = ToolContext(settings, Database.from_settings(settings), shop_store,
-                          LLMProvider(settings, {"generator": _by_strategy({"repair": cand(copied)})}), UsageLog())
+                          LLMProvider(settings, {"generator": by_strategy({"repair": cand(copied)})}), UsageLog())
         tool = GenerateSQLTool()
-        args = tool.build_args(ToolCall("Which country is Caio from?", "#E2", "generate_sql", "", _schema_ref()), ctx)
+        args = tool.build_args(ToolCall("Which country is Caio from?", "#E2", "generate_sql", "", schema_ref()), ctx)
         made = tool.run(args.model_copy(update={"matches": [bo]}), ctx).value["candidates"]
         assert made[0]["sql"] == expected

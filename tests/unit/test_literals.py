@@ -13,8 +13,8 @@ from core.llm import LLMProvider, UsageLog
 from core.settings import CandidateSpec, ConsistencySettings, Settings
 from database.connection import Database
 from rewrites.literals import degenerate, fix_literals, fold
+from tests.support.candidates import by_strategy, cand, schema_ref
 from tests.support.scripted_model import ScriptedChatModel
-from tests.unit.test_candidates import _by_strategy, _schema_ref, cand
 from tools.base import ToolCall, ToolContext
 from tools.generation import GenerateSQLTool
 
@@ -68,10 +68,10 @@ def _cascade(settings: Settings, store: Any, sql: str, question: str,
     settings = settings.model_copy(update={"generation": settings.generation.with_rewrites(**switches).model_copy(
         update={"candidates": CandidateSpec.parse_list("direct,qp"), "cascade": True,
                 "consistency": ConsistencySettings(agree=1)})})  # the fallback: stops at the first with rows
-    gen = _by_strategy({"repair": cand(sql), "qp": cand(sql)})
+    gen = by_strategy({"repair": cand(sql), "qp": cand(sql)})
     ctx = ToolContext(settings, Database.from_settings(settings), store,
                       LLMProvider(settings, {"generator": gen}), UsageLog())
-    call = ToolCall(question, "#E2", "generate_sql", "", _schema_ref())
+    call = ToolCall(question, "#E2", "generate_sql", "", schema_ref())
     return GenerateSQLTool().run(GenerateSQLTool().build_args(call, ctx), ctx).value["candidates"], gen
 
 
