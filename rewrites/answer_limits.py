@@ -116,7 +116,7 @@ def drop_rank_figure(sql: str, dialect: str, question: str) -> str | None:
     Acts on an outer ``SELECT entity, AGG(...) ... ORDER BY AGG(...) LIMIT n`` (the ORDER BY naming the aggregate
     or its alias): the aggregate column goes, an ORDER BY on its alias is rewritten to the aggregate itself, and
     the rows picked stay the same. Not when the question may ask for a figure (:func:`asks_figure`), the query is
-    DISTINCT, or no column other than aggregates would remain. Never raises.
+    DISTINCT, an ORDER BY key is a column position, or no column other than aggregates would remain. Never raises.
     """
     if asks_figure(question):
         return None
@@ -126,8 +126,8 @@ def drop_rank_figure(sql: str, dialect: str, question: str) -> str | None:
     order = select.args.get("order")
     keys = [k for k in (order.expressions if isinstance(order, exp.Order) else []) if isinstance(k, exp.Ordered)]
     projections = list(select.expressions)
-    if not keys or len(projections) < 2:
-        return None
+    if not keys or len(projections) < 2 or any(isinstance(k.this, exp.Literal) for k in keys):
+        return None  # an ordinal key (ORDER BY 2) would point elsewhere once a column goes
     dropped: dict[int, exp.Expression] = {}
     for i, projection in enumerate(projections):
         figure = _aggregate(projection)

@@ -50,6 +50,8 @@ def test_a_top_pick_drops_the_figure_it_ranks_by_unless_a_figure_is_asked() -> N
     assert drop_rank_figure("SELECT DISTINCT colour, COUNT(*) FROM cars GROUP BY colour ORDER BY COUNT(*) DESC "
                             "LIMIT 1", "sqlite", "Which colour do most cars have?") is None
     assert drop_rank_figure("SELECT name, age FROM people ORDER BY age DESC LIMIT 1", "sqlite", "the oldest") is None
+    assert drop_rank_figure("SELECT colour, COUNT(*), maker FROM cars GROUP BY colour, maker ORDER BY COUNT(*) DESC, 3 "
+                            "LIMIT 1", "sqlite", "Which colour do most cars have?") is None  # ordinal keys stay valid
     assert drop_rank_figure("not sql at all", "sqlite", "Which colour do most cars have?") is None
 
 
