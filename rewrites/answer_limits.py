@@ -15,7 +15,7 @@ Three steps of the rewrite pipeline, all on the outermost SELECT only and all ne
   not ask for a figure (:func:`asks_figure`: "how many", "number", "count", "total", "average", ...): the
   question asked which entity, and the ORDER BY keeps ranking by the figure.
 
-Both were measured by leave-one-out replay (``scripts/replay_cascade.py --per-step``) before becoming defaults;
+All three were measured by leave-one-out replay (``scripts/replay_cascade.py --per-step``) before becoming defaults;
 see docs/benchmarks.md.
 """
 
@@ -128,7 +128,7 @@ def drop_rank_figure(sql: str, dialect: str, question: str) -> str | None:
     projections = list(select.expressions)
     if not keys or len(projections) < 2 or any(isinstance(k.this, exp.Literal) for k in keys):
         return None  # an ordinal key (ORDER BY 2) would point elsewhere once a column goes
-    dropped: dict[int, exp.Expression] = {}
+    dropped: set[int] = set()
     for i, projection in enumerate(projections):
         figure = _aggregate(projection)
         if figure is None:
@@ -139,7 +139,7 @@ def drop_rank_figure(sql: str, dialect: str, question: str) -> str | None:
             by_alias = bool(alias) and isinstance(target, exp.Column) and not target.table and \
                 target.name.lower() == alias
             if target == figure or by_alias:
-                dropped[i] = figure
+                dropped.add(i)
                 if by_alias:
                     key.set("this", figure.copy())
     kept = [p for i, p in enumerate(projections) if i not in dropped]
