@@ -41,7 +41,9 @@ def summary_frame(summaries: dict[str, dict[str, Any]]) -> pd.DataFrame:
         "tolerant EX %": _fmt(s["ex_tolerant"], True) if "ex_tolerant" in s else "-",
         "kind acc. %": _fmt(s["kind_correct"], True) if "kind_correct" in s else "-",
         "LLM judge %": _fmt(s["judge_correct"], True), "soft F1 %": _fmt(s["soft_f1"], True),
-        "latency s": _fmt(s["latency_s"]), "p95 s": s["latency_p95_s"], "LLM calls": _fmt(s["llm_calls"], digits=2),
+        "latency s": _fmt(s["latency_s"]), "p95 s": s["latency_p95_s"],
+        "warm p50 / p95 s": (f"{s['latency_warm_p50_s']} / {s['latency_warm_p95_s']}"
+                             if s.get("warm_questions") else "-"), "LLM calls": _fmt(s["llm_calls"], digits=2),
         "prompt tok": _fmt(s["prompt_tokens"], digits=0), "completion tok": _fmt(s["completion_tokens"], digits=0),
         "cost $/q": _fmt(s["cost_usd"], digits=5)} for name, s in summaries.items()])
 
