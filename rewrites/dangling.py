@@ -26,8 +26,12 @@ On the Spider sample this was the largest single cause of the cascade losing to 
 Leaves of the join tree go first, repeatedly, so a chain ``A - B - C`` where only ``A`` is read loses ``C`` and
 then ``B``; the FROM table itself is replaced by its neighbour when it is the dangling leaf. At least one read
 table stays. Unlike :func:`rewrites.simplify.simplify_sql` this can change the result - that is its purpose -
-so it applies only where the question gives no reason for the join. Anything it does not understand
-(subqueries, outer joins, USING, unknown qualifiers or columns, a query that reads no column) is left as written.
+so it applies only where the question gives no reason for the join. Subqueries are allowed when they are
+self-contained (every column inside resolves to the subquery's own tables): "people younger than the average"
+written as ``people JOIN wedding .. WHERE age < (SELECT AVG(age) FROM people)`` loses the wedding join, while a
+correlated subquery, one reading an outer table, leaves the query alone. Anything else it does not understand
+(derived tables, CTEs, set operations at the top, outer joins, USING, unknown qualifiers or columns, a query that
+reads no column) is left as written.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ import sqlglot
 import sqlglot.expressions as exp
 from sqlglot.errors import SqlglotError
 
-from rewrites.simplify import single_select, source_tables, table_ref
+from rewrites.simplify import source_tables, table_ref
 
 Columns = Mapping[str, Collection[str]]
 """Column names by table name, both lower-cased (``{"singer": {"singer_id", "name"}}``)."""
@@ -70,7 +74,7 @@ def prune_dangling_joins(sql: str, dialect: str, columns: Columns, mentioned: Ca
     """
     try:
         tree = sqlglot.parse_one(sql, read=dialect)
-        select = single_select(tree)
+        select = _outer_select(tree, columns)
         if select is None or not select.args.get("joins"):
             return sql
         return tree.sql(dialect=dialect) if _prune(select, columns, mentioned, lossless) else sql
@@ -82,7 +86,7 @@ def _prune(select: exp.Select, columns: Columns, mentioned: Callable[[str], bool
     """Remove dangling leaf joins from ``select`` in place; True when one was removed."""
     tables = source_tables(select)
     if tables is None or any(not c.args.get("distinct") and not isinstance(c.this, exp.Distinct)
-                             for c in select.find_all(exp.Count)):
+                             for c in select.find_all(exp.Count) if _owner(c) is select):
         return False  # COUNT(*) / COUNT(x) may be counting the joined rows ("semester with most enrolments")
     by_ref = {table_ref(t): t for t in tables}
     if len(by_ref) != len(tables) or any(t.name.lower() not in columns for t in tables):
@@ -153,6 +157,8 @@ def _used_refs(select: exp.Select, by_ref: Mapping[str, exp.Table], columns: Col
     """Refs whose columns the query reads outside join conditions (None: a column cannot be resolved)."""
     used: set[str] = set()
     for column in select.find_all(exp.Column):
+        if _owner(column) is not select:
+            continue  # inside a self-contained subquery: reads its own tables
         if any(id(node) in on_ids for node in _ancestors(column)):
             continue
         if isinstance(column.this, exp.Star):
@@ -170,6 +176,44 @@ def _used_refs(select: exp.Select, by_ref: Mapping[str, exp.Table], columns: Col
     if any(isinstance(e, exp.Star) for e in select.expressions):
         return set(by_ref)
     return used
+
+
+def _outer_select(tree: exp.Expr, columns: Columns) -> exp.Select | None:
+    """``tree`` when it is one SELECT (no CTE) whose subqueries are all self-contained, else None."""
+    if not isinstance(tree, exp.Select) or tree.args.get("with"):
+        return None
+    for inner in tree.find_all(exp.Select):
+        if inner is not tree and _owner(inner) is tree and not _self_contained(inner, columns):
+            return None
+    return tree
+
+
+def _self_contained(inner: exp.Select, columns: Columns) -> bool:
+    """Does every column of ``inner`` (a subquery, nested ones included) resolve to a table inside it?"""
+    tables = list(inner.find_all(exp.Table))
+    if not tables or any(t.name.lower() not in columns for t in tables):
+        return False
+    refs = {table_ref(t) for t in tables} | {t.name.lower() for t in tables}
+    names = set().union(*(columns[t.name.lower()] for t in tables))
+    aliases = {a.alias.lower() for a in inner.find_all(exp.Alias)}
+    for column in inner.find_all(exp.Column):
+        if isinstance(column.this, exp.Star):
+            ok = not column.table or column.table.lower() in refs
+        elif column.table:
+            ok = column.table.lower() in refs
+        else:
+            ok = column.name.lower() in names or column.name.lower() in aliases
+        if not ok:
+            return False
+    return True
+
+
+def _owner(node: exp.Expr) -> exp.Select | None:
+    """The nearest SELECT above ``node`` (None at the root)."""
+    parent = node.parent
+    while parent is not None and not isinstance(parent, exp.Select):
+        parent = parent.parent
+    return parent
 
 
 def _ancestors(node: exp.Expr) -> list[exp.Expr]:

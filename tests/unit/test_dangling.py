@@ -158,3 +158,29 @@ def test_question_names_table_in_word_forms() -> None:
     assert not question_names_table("Total surface area of Asia?", "countrylanguage")
     assert not question_names_table("Show all singers", "singer_in_concert")
     assert question_names_table("anything", "T_1")  # no words: counts as named, so it is never pruned
+
+
+JOINED = "SELECT T1.Name FROM singer AS T1 JOIN singer_in_concert AS T2 ON T1.Singer_ID = T2.Singer_ID "
+
+
+def test_a_self_contained_subquery_does_not_keep_an_unread_join() -> None:
+    sql = JOINED + "WHERE T1.Age < (SELECT AVG(Age) FROM singer)"
+    assert prune(sql, "Names of singers younger than the average") == (
+        "SELECT T1.Name FROM singer AS T1 WHERE T1.Age < (SELECT AVG(Age) FROM singer)")
+    counted = JOINED + "WHERE T1.Age > (SELECT COUNT(*) FROM concert)"  # a count inside the subquery
+    assert prune(counted, "Names of singers older than the number of shows") == (
+        "SELECT T1.Name FROM singer AS T1 WHERE T1.Age > (SELECT COUNT(*) FROM concert)")
+    nested = JOINED + "WHERE T1.Age IN (SELECT Age FROM singer WHERE Country IN (SELECT name FROM country))"
+    assert prune(nested, "Names of singers aged like a singer of a listed land").startswith(
+        "SELECT T1.Name FROM singer AS T1 WHERE")
+
+
+@pytest.mark.parametrize("tail", [
+    # correlated: the subquery reads an outer table, so the query is left as written
+    "WHERE T1.Age < (SELECT AVG(s.Age) FROM singer AS s WHERE s.Country = T1.Country)",
+    "WHERE EXISTS (SELECT 1 FROM concert WHERE concert.concert_ID = T2.concert_ID)",
+    "WHERE T1.Age < (SELECT AVG(Age) FROM concert WHERE Year > 2000)",  # Age is no concert column: outer
+    "WHERE T1.Age < (SELECT AVG(Age) FROM mystery)",                    # unknown table inside
+])
+def test_a_correlated_or_unresolved_subquery_leaves_the_query_alone(tail: str) -> None:
+    assert prune(JOINED + tail, "Names of singers") == JOINED + tail
