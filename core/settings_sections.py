@@ -144,8 +144,8 @@ class RetrievalSettings(BaseModel):
     sample_rows: int = Field(3, ge=0, description="Sample rows per table shown in schema chunks.")
     use_examples: bool = Field(True, description="Retrieve few-shot examples for SQL generation.")
     examples_best_last: bool = Field(
-        True, description="Show the few-shot examples least similar first, so the most similar one sits right "
-        "before the question (KATE, Liu et al. 2021: reversed order helps; a small model copies what is nearest).",
+        True, description="Show the few-shot examples least similar first, so the most similar one comes last, "
+        "nearest the question (KATE, Liu et al. 2021: reversed order helps; a small model copies what is nearest).",
     )
     use_knowledge: bool = Field(
         True, description="Show the approved business definitions (knowledge file) a question uses to the generator."

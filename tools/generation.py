@@ -165,7 +165,7 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
     def run(self, args: GenerateSQLArgs, ctx: ToolContext) -> ToolResult:
         """Generate every configured candidate (concurrently when enabled) and guard each one."""
         system = system_prompt(ctx.db.dialect, args.schema_context)
-        context = f"{args.knowledge}{args.joins}{args.history}{args.examples}{args.values}{args.insights}"
+        context = f"{args.knowledge}{args.history}{args.examples}{args.joins}{args.values}{args.insights}"
         specs = ctx.settings.candidate_specs()
 
         def one(item: tuple[int, CandidateSpec], hints: bool = True) -> Candidate:
