@@ -185,13 +185,16 @@ class GenerationSettings(BaseModel):
     )
     candidates_local: list[CandidateSpec] = Field(
         default_factory=lambda: [
+            CandidateSpec(strategy="whole_schema", temperature=0.0),
             CandidateSpec(strategy="direct", temperature=0.0),
             CandidateSpec(strategy="plain", temperature=0.0),
             CandidateSpec(strategy="query_plan", temperature=0.0),
             CandidateSpec(strategy="divide_and_conquer", temperature=0.0),
         ],
         description="Candidates on the embedded 2-core model, in cascade order: later ones are written only "
-        "while the earlier results disagree or fail (generation.consistency); every output token costs ~45-65 ms "
+        "while the earlier results disagree or fail (generation.consistency), and ties go to the earliest, so the "
+        "whole-schema candidate (skipped for schemas above generation.consistency.whole_schema_max_tokens) "
+        "decides a split vote; every output token costs ~45-65 ms "
         "and parallel slots add little throughput (see docs/benchmarks.md).",
     )
     candidates: list[CandidateSpec] | None = Field(

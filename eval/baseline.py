@@ -7,33 +7,14 @@ way.
 
 from __future__ import annotations
 
-import threading
 import time
 
 from agent.outcome import Outcome
 from core.llm import LLMError, LLMProvider, UsageLog, chat, invoke_text
 from database.connection import Database
-from database.schema_reader import format_sample_rows, read_schema, table_ddl
 from prompts import baseline as prompt
 from tools.candidate import extract_sql
-
-SAMPLE_ROWS = 3
-
-
-_SCHEMAS: dict[str, str] = {}
-_LOCK = threading.Lock()
-
-
-def schema_prompt(db: Database) -> str:
-    """The whole schema of ``db`` as DDL with sample rows (cached per database key)."""
-    with _LOCK:
-        if db.key not in _SCHEMAS:
-            blocks = []
-            for table in read_schema(db, sample_rows=SAMPLE_ROWS, use_enriched=False):
-                rows = format_sample_rows(table, SAMPLE_ROWS)
-                blocks.append(table_ddl(table, db.dialect) + (f"\n/* {SAMPLE_ROWS} rows:\n{rows}\n*/" if rows else ""))
-            _SCHEMAS[db.key] = "\n\n".join(blocks)
-        return _SCHEMAS[db.key]
+from tools.whole_schema import whole_schema_listing
 
 
 def single_shot(db: Database, llms: LLMProvider, question: str) -> Outcome:
@@ -46,7 +27,7 @@ def single_shot(db: Database, llms: LLMProvider, question: str) -> Outcome:
     usage = UsageLog()
     sql, error = "", None
     try:
-        system = prompt.SYSTEM.format(dialect=db.dialect, schema=schema_prompt(db))
+        system = prompt.SYSTEM.format(dialect=db.dialect, schema=whole_schema_listing(db))
         sql = extract_sql(invoke_text(llms, "generator", chat(system, prompt.USER.format(question=question)),
                                       usage))
         if not sql:

@@ -16,6 +16,10 @@ opinion for self-consistency); ``divide_and_conquer`` splits the
 question into sub-questions, solves each as a partial query and assembles them; ``query_plan`` reasons like a
 database engine's plan (tables to scan, joins, filters, grouping, ordering, output). Reasoning is kept short
 and capped by the JSON grammar: on the local 2-core model each output token costs ~45-65 ms.
+
+``whole_schema`` is the one strategy with another system prompt: the single-shot prompt over the whole schema as
+DDL with sample rows (:mod:`tools.whole_schema`, :mod:`prompts.baseline`), with the knowledge and the
+conversation but without examples or hints, so its mistakes are not the other candidates' mistakes.
 """
 
 SYSTEM = """{schema_prefix}You are an expert {dialect} SQL writer. Queries must answer the
@@ -49,7 +53,11 @@ values), grouping/aggregation, ordering/limit, and which columns to output.
 Reply with JSON: {{"reasoning": "<the plan in under 40 words>", "sql": "<the query>"}}
 JSON:"""
 
-TEMPLATES = {"direct": DIRECT, "plain": PLAIN, "divide_and_conquer": DIVIDE_AND_CONQUER, "query_plan": QUERY_PLAN}
+WHOLE_SCHEMA = """{knowledge}{history}Question: {question}
+SQL:"""
+
+TEMPLATES = {"direct": DIRECT, "plain": PLAIN, "divide_and_conquer": DIVIDE_AND_CONQUER, "query_plan": QUERY_PLAN,
+             "whole_schema": WHOLE_SCHEMA}
 
 DIALECT_RULES = {
     "sqlite": "SQLite dialect: dates are TEXT 'YYYY-MM-DD'; use strftime/date(), || for concatenation, "

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, create_model
 
 from core.llm import LLMError, chat, invoke_structured, invoke_text
 from core.settings import CandidateSpec
+from core.settings_candidates import FREE_TEXT
 from database.guard import guard_sql
 from knowledge.views import expand_views
 from prompts import generator as prompt
@@ -129,7 +130,7 @@ def write_candidate(ctx: ToolContext, system: str, user: str, spec: CandidateSpe
     cand = Candidate(index=index, strategy=spec.strategy, temperature=spec.temperature)
     label = label or f"candidate {index} {spec.strategy}"
     try:
-        if spec.strategy == "plain":  # free text, no grammar: the reply is cut to its first statement
+        if spec.strategy in FREE_TEXT:  # free text, no grammar: the reply is cut to its first statement
             text = invoke_text(ctx.llms, "generator", chat(system, user), ctx.usage, temperature=spec.temperature,
                                max_tokens=ctx.settings.generation.consistency.plain_max_tokens, label=label)
             written = extract_sql(text)

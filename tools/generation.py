@@ -29,6 +29,7 @@ from tools.examples import on_topic, render_examples
 from tools.execution import result_signature
 from tools.knowledge import approved_views
 from tools.reuse import reusable_example
+from tools.whole_schema import whole_schema_system
 
 
 class GenerateSQLArgs(BaseModel):
@@ -167,14 +168,20 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         system = system_prompt(ctx.db.dialect, args.schema_context)
         context = f"{args.knowledge}{args.history}{args.examples}{args.joins}{args.values}{args.insights}"
         specs = ctx.settings.candidate_specs()
+        whole = None
+        if any(s.strategy == "whole_schema" for s in specs):
+            whole = whole_schema_system(ctx.db, ctx.settings.generation.consistency.whole_schema_max_tokens)
+            if whole is None:  # too large for the context (or unreadable): the linked listing alone
+                specs = [s for s in specs if s.strategy != "whole_schema"]
 
         def one(item: tuple[int, CandidateSpec], hints: bool = True) -> Candidate:
             index, spec = item
             user = prompt.TEMPLATES[spec.strategy].format(
                 knowledge=args.knowledge, joins=args.joins, history=args.history, examples=args.examples, values=args.values if hints else "",
                 insights=args.insights, question=args.question)
-            cand = write_candidate(ctx, system, user, spec, index, question=args.question)
-            cand.value_hints = hints and bool(args.values)
+            own = whole if spec.strategy == "whole_schema" and whole else system
+            cand = write_candidate(ctx, own, user, spec, index, question=args.question)
+            cand.value_hints = hints and bool(args.values) and "{values}" in prompt.TEMPLATES[spec.strategy]
             if cand.sql and not cand.error:
                 cand.sql, traces = run_phase("fresh", cand.sql, rewrite_inputs(ctx, args.question, args.matches))
                 cand.rewrites += [t.as_dict() for t in traces if t.fired or t.note]
@@ -287,7 +294,7 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
                     if ballot.vote(res):
                         break
                     continue
-                if res.ok and has_hints:
+                if res.ok and has_hints and cand.value_hints:
                     hints = False
                 if not res.ok:
                     failed = (cand.sql, f"Error: {res.error}")

@@ -67,11 +67,24 @@ def has_majority(groups: list[dict[str, Any]]) -> bool:
     return bool(sizes) and sizes[0] >= 2 and (len(sizes) == 1 or sizes[0] > sizes[1])
 
 
+def ties_to_earliest(ctx: ToolContext) -> bool:
+    """Whether a tie between result groups goes to the earliest candidate's group without a judge call.
+
+    ``generation.consistency.ties``; ``auto`` is ``earliest`` for the small generation profile (the cascade,
+    whose first candidate is the whole-schema one) and ``judge`` for the large one.
+    """
+    ties = ctx.settings.generation.consistency.ties
+    if ties == "auto":
+        return ctx.settings.generation_profile() == "small"
+    return ties == "earliest"
+
+
 def judge_groups(ctx: ToolContext, value: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     """Pick a candidate among ``value["groups"]``; returns ``(candidate index, judge record)``.
 
     The record has ``skipped`` (reason: agreement, a strict majority when
-    ``generation.consistency.majority_skips_judge``, or all results empty) when no LLM call was needed, else ``scores`` (one per group:
+    ``generation.consistency.majority_skips_judge``, a tie kept for the earliest candidate when
+    :func:`ties_to_earliest`, or all results empty) when no LLM call was needed, else ``scores`` (one per group:
     ``members``, the three scores, ``score`` in 0..1) and ``best_score``; ``error`` when the call failed (the
     majority result is kept then). Never raises.
     """
@@ -81,6 +94,8 @@ def judge_groups(ctx: ToolContext, value: dict[str, Any]) -> tuple[int, dict[str
         return value["selected"], {"skipped": reason, "best_score": None}
     if ctx.settings.generation.consistency.majority_skips_judge and has_majority(groups):
         return value["selected"], {"skipped": "majority", "best_score": None}
+    if ties_to_earliest(ctx) and not has_majority(groups):  # the execution step picked the earliest group
+        return value["selected"], {"skipped": "tie to the earliest candidate", "best_score": None}
     user = prompt.USER.format(context=value.get("context", ""), question=value.get("question", ""),
                               candidates=render_candidates(groups))
     try:
