@@ -26,6 +26,7 @@ from prompts import generator as generator_prompt
 from prompts import planner as planner_prompt
 from tools.base import ToolCall
 from tools.candidate import system_prompt
+from tools.whole_schema import whole_schema_system
 
 WARM_QUESTION = "Give an overview of the data."
 """The stand-in question of the warm-up (only its prefix matters)."""
@@ -33,7 +34,9 @@ WARM_QUESTION = "Give an overview of the data."
 
 @dataclass
 class WarmUp:
-    """What :func:`warm_up` did: seconds per prompt (``{"planner": 3.1, "generator": 21.4}``) and errors.
+    """What :func:`warm_up` did: seconds per prompt and errors, keyed the same way.
+
+    Seconds look like ``{"planner": 3.1, "generator": 21.4, "whole_schema": 9.8}``.
 
     ``sources``: for the embedded server's generator prefix, ``restored`` (from a saved slot file) or ``computed``.
     """
@@ -48,17 +51,22 @@ class WarmUp:
         return not self.errors
 
 
-def _send(deps: AgentDeps, role: Role, messages: list[BaseMessage], report: WarmUp) -> None:
+def _send(deps: AgentDeps, role: Role, messages: list[BaseMessage], report: WarmUp, key: str | None = None) -> None:
+    """Send ``messages`` to ``role`` for one token; seconds and errors go to ``report`` under ``key`` (the role)."""
     started = time.perf_counter()
     try:
         deps.llms.get(role).bind(max_tokens=1).invoke(messages)
     except Exception as exc:  # a warm-up never fails the app: the first question is just slower
-        report.errors[role] = f"{type(exc).__name__}: {exc}"
-    report.seconds[role] = round(time.perf_counter() - started, 2)
+        report.errors[key or role] = f"{type(exc).__name__}: {exc}"
+    report.seconds[key or role] = round(time.perf_counter() - started, 2)
 
 
 def warm_up(deps: AgentDeps) -> WarmUp:
     """Send the planner's (when it is called at all) and the generator's stable prefixes (one token each).
+
+    The generator's prefixes are the linked listing's system prompt and, when the candidate list has a
+    ``whole_schema`` candidate and the schema fits its budget, the whole-schema prompt (reported as
+    ``whole_schema``).
 
     Never raises: errors (no index, endpoint down) are reported in the result.
     """
@@ -78,6 +86,11 @@ def warm_up(deps: AgentDeps) -> WarmUp:
         _prefill_slot(deps, messages, report)
     else:
         _send(deps, "generator", messages, report)
+    if any(spec.strategy == "whole_schema" for spec in deps.settings.candidate_specs()):
+        whole = whole_schema_system(deps.db, deps.settings.generation.consistency.whole_schema_max_tokens)
+        if whole is not None:  # the whole-schema candidate's own prefix (kept in another slot / the RAM cache)
+            user = generator_prompt.WHOLE_SCHEMA.format(knowledge="", history="", question=WARM_QUESTION)
+            _send(deps, "generator", chat(whole, user), report, key="whole_schema")
     return report
 
 

@@ -230,9 +230,9 @@ def cmd_llm(args: argparse.Namespace) -> int:
     return local_main([args.llm_command, *args.rest])
 
 
-CANDIDATES_HELP = ("SQL candidates as strategy[:temperature],...; strategies direct, plain (free-text SQL without "
-                   "hints), qp (Query-Plan CoT), dc (Divide-and-Conquer CoT); e.g. 'qp:0,dc:0' (default: the "
-                   "endpoint's profile)")
+CANDIDATES_HELP = ("SQL candidates as strategy[:temperature],...; strategies whole (the whole schema as DDL, no "
+                   "hints), direct, plain (free-text SQL without hints), qp (Query-Plan CoT), dc "
+                   "(Divide-and-Conquer CoT); e.g. 'qp:0,dc:0' (default: the endpoint's profile)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -30,8 +30,7 @@ class CandidateSpec(BaseModel):
 
     @classmethod
     def parse_list(cls, text: str) -> list[CandidateSpec]:
-        """Parse ``"whole,qp:0,dc:0.7,direct,plain"`` (strategy[:temperature], comma-separated; short names
-        ``whole``/``qp``/``dc``).
+        """Parse ``"whole,qp:0,dc:0.7,direct,plain"`` (strategy[:temperature], comma-separated, short names).
 
         Raises:
             ValueError: unknown strategy or bad temperature.
@@ -67,9 +66,9 @@ class ConsistencySettings(BaseModel):
         "an LLM judge call; the judge scores only ties.")
     ties: Literal["auto", "earliest", "judge"] = Field(
         "auto", description="Between result groups of equal size: ``earliest`` keeps the group of the candidate "
-        "written first (no LLM call), ``judge`` asks the LLM judge; ``auto`` = earliest for the small generation "
-        "profile (on recorded wide-set runs the small model's judge picked right on ties no more often than the "
-        "earlier candidate: 9 against 11 of 39), judge for the large one.")
+        "written first (no LLM call), ``judge`` asks the LLM judge; ``auto`` = earliest when candidates are written "
+        "as a cascade (the small profile: on recorded wide-set runs the small model's judge picked right on ties "
+        "no more often than the earlier candidate, 9 against 11 of 39), judge when they are written all at once.")
     whole_schema_max_tokens: int = Field(
         6000, ge=500, le=100_000, description="A ``whole_schema`` candidate is written only when the whole schema "
         "as DDL with sample rows is estimated at most this many prompt tokens; larger databases get the linked "

@@ -70,12 +70,13 @@ def has_majority(groups: list[dict[str, Any]]) -> bool:
 def ties_to_earliest(ctx: ToolContext) -> bool:
     """Whether a tie between result groups goes to the earliest candidate's group without a judge call.
 
-    ``generation.consistency.ties``; ``auto`` is ``earliest`` for the small generation profile (the cascade,
-    whose first candidate is the whole-schema one) and ``judge`` for the large one.
+    ``generation.consistency.ties``; ``auto`` is ``earliest`` when the candidates are written as a cascade (the
+    small profile, whose list is in order of trust, the whole-schema candidate first) and ``judge`` when they
+    are written all at once (the large profile).
     """
     ties = ctx.settings.generation.consistency.ties
     if ties == "auto":
-        return ctx.settings.generation_profile() == "small"
+        return ctx.settings.cascade_candidates()
     return ties == "earliest"
 
 

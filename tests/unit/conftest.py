@@ -12,7 +12,7 @@ from types import ModuleType
 
 import pytest
 
-from core.settings import PROJECT_ROOT, Settings
+from core.settings import PROJECT_ROOT, CandidateSpec, Settings
 from database.connection import Database
 from retrieval.embeddings import OfflineMiniLM, install_embedding_model
 from retrieval.indexing import index_database
@@ -44,9 +44,15 @@ def shop_db(tmp_path: Path) -> Path:
 
 @pytest.fixture()
 def shop_settings(tmp_path: Path, shop_db: Path) -> Settings:
-    """Settings pointing at the shop database and a temp Chroma folder; no local server auto-start."""
+    """Settings pointing at the shop database and a temp Chroma folder; no local server auto-start.
+
+    The local candidate list is pinned to direct, plain, query plan, divide and conquer (the cascade without its
+    whole-schema candidate), so tests of other mechanisms script the generator's replies in a fixed order; the
+    default list and the whole-schema candidate have their own tests (test_candidates, test_consistency).
+    """
     return Settings(
         database_url=f"sqlite:///{shop_db}",
+        generation={"candidates_local": CandidateSpec.parse_list("direct,plain,qp,dc")},
         retrieval={"chroma_path": tmp_path / "chroma"},
         local_llm={"auto_start": False},
         state_dir=tmp_path / "state",

@@ -29,7 +29,8 @@ from tools.generation import GenerateSQLTool
 
 def test_profiles_choose_candidates_per_endpoint() -> None:
     local = Settings()
-    assert [c.strategy for c in local.candidate_specs()] == ["direct", "plain", "query_plan", "divide_and_conquer"]
+    assert [c.strategy for c in local.candidate_specs()] == ["whole_schema", "direct", "plain", "query_plan",
+                                                             "divide_and_conquer"]
     assert local.generation.consistency.agree == 2
     remote = Settings(generator={"base_url": "https://api.example.com/v1", "model": "gpt-4.1"})
     assert len(remote.candidate_specs()) == 4

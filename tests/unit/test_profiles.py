@@ -37,7 +37,7 @@ def test_same_model_on_another_port_keeps_the_small_profile(monkeypatch: pytest.
     assert settings.uses_local_llm() and settings.generation_profile() == "small"
     elsewhere = Settings(generator={"base_url": "http://127.0.0.1:11434/v1", "model": "qwen2.5-coder:1.5b"})
     assert not elsewhere.is_local("generator") and elsewhere.generation_profile() == "small"
-    assert [c.strategy for c in elsewhere.candidate_specs()] == ["direct", "plain", "query_plan",
+    assert [c.strategy for c in elsewhere.candidate_specs()] == ["whole_schema", "direct", "plain", "query_plan",
                                                                  "divide_and_conquer"]
 
 
