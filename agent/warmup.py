@@ -26,7 +26,7 @@ from prompts import generator as generator_prompt
 from prompts import planner as planner_prompt
 from tools.base import ToolCall
 from tools.candidate import system_prompt
-from tools.whole_schema import whole_schema_system
+from tools.whole_schema import planned_whole_schema
 
 WARM_QUESTION = "Give an overview of the data."
 """The stand-in question of the warm-up (only its prefix matters)."""
@@ -86,11 +86,10 @@ def warm_up(deps: AgentDeps) -> WarmUp:
         _prefill_slot(deps, messages, report)
     else:
         _send(deps, "generator", messages, report)
-    if any(spec.strategy == "whole_schema" for spec in deps.settings.candidate_specs()):
-        whole = whole_schema_system(deps.db, deps.settings.generation.consistency.whole_schema_max_tokens)
-        if whole is not None:  # the whole-schema candidate's own prefix (kept in another slot / the RAM cache)
-            user = generator_prompt.WHOLE_SCHEMA.format(knowledge="", history="", question=WARM_QUESTION)
-            _send(deps, "generator", chat(whole, user), report, key="whole_schema")
+    whole = planned_whole_schema(deps.settings, deps.db)
+    if whole is not None:  # the whole-schema candidate's own prefix (kept in another slot / the RAM cache)
+        user = generator_prompt.WHOLE_SCHEMA.format(knowledge="", history="", question=WARM_QUESTION)
+        _send(deps, "generator", chat(whole, user), report, key="whole_schema")
     return report
 
 

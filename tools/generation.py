@@ -29,7 +29,7 @@ from tools.examples import on_topic, render_examples
 from tools.execution import result_signature
 from tools.knowledge import approved_views
 from tools.reuse import reusable_example
-from tools.whole_schema import whole_schema_system
+from tools.whole_schema import planned_whole_schema
 
 
 class GenerateSQLArgs(BaseModel):
@@ -168,11 +168,9 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         system = system_prompt(ctx.db.dialect, args.schema_context)
         context = f"{args.knowledge}{args.history}{args.examples}{args.joins}{args.values}{args.insights}"
         specs = ctx.settings.candidate_specs()
-        whole = None
-        if any(s.strategy == "whole_schema" for s in specs):
-            whole = whole_schema_system(ctx.db, ctx.settings.generation.consistency.whole_schema_max_tokens)
-            if whole is None:  # too large for the context (or unreadable): the linked listing alone
-                specs = [s for s in specs if s.strategy != "whole_schema"]
+        whole = planned_whole_schema(ctx.settings, ctx.db)
+        if whole is None:  # not listed, too large for the context or unreadable: the linked listing alone
+            specs = [s for s in specs if s.strategy != "whole_schema"]
 
         def one(item: tuple[int, CandidateSpec], hints: bool = True) -> Candidate:
             index, spec = item

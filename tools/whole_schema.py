@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 
+from core.settings import Settings
 from database.connection import Database
 from database.schema_reader import format_sample_rows, read_schema, table_ddl
 from prompts import baseline as prompt
@@ -56,3 +57,14 @@ def whole_schema_system(db: Database, max_tokens: int) -> str | None:
     if not listing or len(listing) / CHARS_PER_TOKEN > max_tokens:
         return None
     return prompt.SYSTEM.format(dialect=db.dialect, schema=listing)
+
+
+def planned_whole_schema(settings: Settings, db: Database) -> str | None:
+    """The whole-schema system prompt when the candidate list has a ``whole_schema`` candidate and it fits.
+
+    Fits: :func:`whole_schema_system` under ``generation.consistency.whole_schema_max_tokens``. None otherwise;
+    the generator and the warm-up both ask here.
+    """
+    if not any(spec.strategy == "whole_schema" for spec in settings.candidate_specs()):
+        return None
+    return whole_schema_system(db, settings.generation.consistency.whole_schema_max_tokens)

@@ -125,7 +125,7 @@ def test_whole_schema_candidate_is_skipped_for_a_schema_too_large(shop_settings:
     assert whole_schema_system(ctx.db, 10) is None
     listing = whole_schema_system(ctx.db, 10_000)
     assert listing is not None and "CREATE TABLE" in listing and "orders" in listing
-    monkeypatch.setattr("tools.generation.whole_schema_system", lambda db, max_tokens: None)
+    monkeypatch.setattr("tools.generation.planned_whole_schema", lambda settings, db: None)
     gen = _whole_or({"whole": GOOD, "plain": GOOD, "repair": cand(GOOD), "qp": cand(GOOD), "dc": cand(GOOD)})
     made = run_tool(GenerateSQLTool(), make_ctx(ctx.settings, generator=gen), schema_ref()).value["candidates"]
     assert [c["strategy"] for c in made] == ["direct", "plain"]
