@@ -246,7 +246,8 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         error (a missing column, a type error) and ``fix`` is given (``generation.repair_errors``), the next
         candidate is a repair of that query which sees the error and probe results, in place of a fresh
         candidate that does not know what went wrong (DIN-SQL's self-correction): the number of calls stays
-        the same, and the error's cause is usually one identifier. At most ``generation.repairs_in_a_row``
+        the same, and the error's cause is usually one identifier (the whole-schema candidate is repaired only
+        with ``generation.consistency.repair_whole_schema``). At most ``generation.repairs_in_a_row``
         repairs follow each other: a repair that fails as well is followed by the next fresh candidate, so one
         wrong table or column the model keeps writing cannot take every remaining slot. A repair takes a turn
         (the cascade makes at most as many candidates as the list has strategies), not a strategy: the next fresh
@@ -294,6 +295,7 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
                     continue
                 if res.ok and has_hints and cand.value_hints:
                     hints = False
-                if not res.ok:
+                if not res.ok and (cand.strategy != "whole_schema"
+                                   or ctx.settings.generation.consistency.repair_whole_schema):
                     failed = (cand.sql, f"Error: {res.error}")
         return made

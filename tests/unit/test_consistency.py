@@ -129,3 +129,15 @@ def test_whole_schema_candidate_is_skipped_for_a_schema_too_large(shop_settings:
     gen = _whole_or({"whole": GOOD, "plain": GOOD, "repair": cand(GOOD), "qp": cand(GOOD), "dc": cand(GOOD)})
     made = run_tool(GenerateSQLTool(), make_ctx(ctx.settings, generator=gen), schema_ref()).value["candidates"]
     assert [c["strategy"] for c in made] == ["direct", "plain"]
+
+
+def test_a_failing_whole_schema_candidate_is_not_repaired_by_default(shop_settings: Settings) -> None:
+    """Its dry run fails: the next turn is the direct candidate; ``repair_whole_schema`` repairs it instead."""
+    replies = {"whole": "SELECT no_such_column FROM customers", "plain": GOOD, "repair": cand(GOOD),
+               "qp": cand(GOOD), "dc": cand(GOOD)}
+    made = run_chain(make_ctx(_cascade(shop_settings, "whole,direct,plain"),
+                              generator=_whole_or(replies)))["gen"].value["candidates"]
+    assert [c["strategy"] for c in made] == ["whole_schema", "direct", "plain"]
+    made = run_chain(make_ctx(_cascade(shop_settings, "whole,direct,plain", repair_whole_schema=True),
+                              generator=_whole_or(replies)))["gen"].value["candidates"]
+    assert [c["strategy"] for c in made] == ["whole_schema", "repair", "direct"]
