@@ -107,9 +107,7 @@ def _fired(traces: list[StepTrace]) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--spider", help="Spider folder (database/<db_id>/<db_id>.sqlite)")
-    where.add_argument("--sqlite", help="one SQLite file for every record")
+    Databases.add_arguments(parser)
     parser.add_argument("--knowledge", help="knowledge file whose approved records feed the knowledge steps")
     parser.add_argument("--per-step", action="store_true",
                         help="also replay with each step switched off: its trigger rate, wins and losses")
@@ -121,7 +119,7 @@ def main() -> None:
         matcher=KnowledgeMatcher([r for r in kb.approved() if r.type != "presentation"]),
         conventions=conventions_of(kb.presentations())) if kb else None
     rows = [r for r in load_records(args.records) if isinstance(r.get("candidates"), list)]
-    dbs = Databases(args.sqlite, args.spider)
+    dbs = Databases.from_args(args)
     before: list[int] = []
     after: list[int] = []
     changed: list[tuple[str, str, str | None, str]] = []

@@ -90,16 +90,14 @@ def bucket(agreement: float | None) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Score the recorded runs and print the comparison; returns the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--spider", help="Spider folder (database/<db_id>/<db_id>.sqlite)")
-    where.add_argument("--sqlite", help="one SQLite file for every record")
+    Databases.add_arguments(parser)
     parser.add_argument("records", nargs="+", help="evaluation record files (JSONL)")
     args = parser.parse_args(argv)
     rows = [r for r in load_records(args.records) if r.get("config") != "single_shot"]
     if not rows:
         print("no agent records with a gold query in the given files")
         return 1
-    dbs = Databases(args.sqlite, args.spider)
+    dbs = Databases.from_args(args)
     first, final = [], []
     by_strategy: dict[str, list[int]] = defaultdict(list)
     by_bucket: dict[str, list[int]] = defaultdict(list)

@@ -60,9 +60,7 @@ def hit(row: dict[str, Any]) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Replay and print the comparison; returns the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--spider", help="Spider folder (database/<db_id>/<db_id>.sqlite)")
-    where.add_argument("--sqlite", help="one SQLite file for every record")
+    Databases.add_arguments(parser)
     parser.add_argument("agent", help="records of the agent run (with candidates)")
     parser.add_argument("other", help="records of the run whose answer joins the vote (e.g. single-shot)")
     args = parser.parse_args(argv)
@@ -71,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     if not rows:
         print("no question answered by both runs")
         return 1
-    dbs = Databases(args.sqlite, args.spider)
+    dbs = Databases.from_args(args)
     recorded, single = [hit(r) for r in rows], [hit(other[r["qid"]]) for r in rows]
     by_position: dict[str, list[int]] = {p: [] for p in POSITIONS}
     how_changed: dict[str, Counter[str]] = {p: Counter() for p in POSITIONS}

@@ -64,6 +64,18 @@ class Databases:
         self.sqlite, self.spider = sqlite, spider
         self.open: dict[str, tuple[Database, dict[str, set[str]]]] = {}
 
+    @staticmethod
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
+        """Add the required choice of ``--spider FOLDER`` or ``--sqlite FILE`` that :meth:`from_args` reads."""
+        where = parser.add_mutually_exclusive_group(required=True)
+        where.add_argument("--spider", help="Spider folder (database/<db_id>/<db_id>.sqlite)")
+        where.add_argument("--sqlite", help="one SQLite file for every record")
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> Databases:
+        """The databases named by the arguments of :meth:`add_arguments`."""
+        return cls(args.sqlite, args.spider)
+
     def of(self, row: dict[str, Any]) -> tuple[Database, dict[str, set[str]]]:
         """(database, lower-cased table -> columns) of ``row``."""
         path = self.sqlite or f"{self.spider}/database/{row['db_id']}/{row['db_id']}.sqlite"
@@ -75,9 +87,7 @@ class Databases:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--spider", help="Spider folder (database/<db_id>/<db_id>.sqlite)")
-    where.add_argument("--sqlite", help="one SQLite file for every record")
+    Databases.add_arguments(parser)
     parser.add_argument("--steps", default="qualify,prune",
                         help="comma list of: qualify, prune, literal (an empty result's filter values respelled "
                         "as stored), unasked (an empty result without filters on values the question does not name), "
@@ -85,7 +95,7 @@ def main() -> None:
     parser.add_argument("records", nargs="+", help="evaluation record files (JSONL)")
     args = parser.parse_args()
     rows = load_records(args.records)
-    dbs = Databases(args.sqlite, args.spider)
+    dbs = Databases.from_args(args)
     before, after, changed = [], [], []
     for row in rows:
         db, columns = dbs.of(row)

@@ -48,14 +48,12 @@ def repair_seconds(row: dict[str, Any], cand: dict[str, Any]) -> float:
 def main(argv: list[str] | None = None) -> int:
     """Replay and print the comparison; returns the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--spider", help="Spider folder (database/<db_id>/<db_id>.sqlite)")
-    where.add_argument("--sqlite", help="one SQLite file for every record")
+    Databases.add_arguments(parser)
     parser.add_argument("--strategy", default="whole_schema", help="the failing candidate's strategy")
     parser.add_argument("records", nargs="+", help="evaluation records with their candidates")
     args = parser.parse_args(argv)
     rows = load_records(args.records)
-    dbs = Databases(args.sqlite, args.spider)
+    dbs = Databases.from_args(args)
     failed = sum(any(c.get("strategy") == args.strategy and c.get("status") == "error"
                      for c in r.get("candidates") or []) for r in rows)
     cases = [(r, t) for r in rows if (t := repaired_turn(r, args.strategy)) is not None]
