@@ -24,6 +24,8 @@ from database.guard import sqlglot_dialect
 from knowledge.query_log import read_log
 from retrieval.indexing import load_examples
 from retrieval.onboarding import STEPS, OnboardingJob, OnboardingReport, Progress, run_onboarding
+from retrieval.onboarding.examples import reviewed_examples
+from retrieval.onboarding.queue import counts
 
 REVIEW_HINT = ("Review them in the app's Developer panel > Onboarding tab (`streamlit run app.py`; bulk approve or "
                "reject, best first), or one by one with `nl2sql knowledge list` and `nl2sql knowledge approve ID`.")
@@ -87,9 +89,8 @@ def summary(report: OnboardingReport, db_key: str) -> str:
         model = f"{s.model_seconds:8.1f}" if needs.get(s.name) else f"{'-':>8}"
         lines.append(f"{s.name:14} {s.status:10} {s.items:>6} {s.llm_calls:>9} {model}  {s.note}")
         lines += [f"{'':16}! {error[:200]}" for error in s.errors[:5]]
-    records = sum(i.kind == "record" for i in report.queue)
-    lines.append(f"\n{len(report.queue)} drafts await review ({records} records, {len(report.queue) - records} "
-                 f"descriptions); nothing drafted is used before it is approved, unless knowledge.use_drafts is on.")
+    lines.append(f"\n{len(report.queue)} drafts await review ({counts(report.queue)}); nothing drafted is used "
+                 "before it is approved, unless knowledge.use_drafts is on.")
     lines.append(REVIEW_HINT)
     return "\n".join(lines)
 
@@ -113,8 +114,7 @@ def run_onboard(args: argparse.Namespace, settings: Settings) -> int:
     db = Database.from_settings(settings)
     check_reachable(db)
     log = read_query_log(Path(args.log), sqlglot_dialect(db.dialect)) if args.log else None
-    examples_path = settings.resolved_examples_path()
-    examples = (load_examples(examples_path) if examples_path else []) + approved_feedback(settings, db.key)
+    examples = reviewed_examples(settings.resolved_examples_path()) + approved_feedback(settings, db.key)
 
     def start_model() -> None:
         if settings.is_local("generator"):
@@ -127,7 +127,9 @@ def run_onboard(args: argparse.Namespace, settings: Settings) -> int:
     report = run_onboarding(job, restart=args.restart)
     print(summary(report, db.key))
     failed = any(s.status == "incomplete" for s in report.steps)
-    if settings.knowledge.use_drafts:
+    if settings.knowledge.use_drafts:  # the examples file again: the log's drafted examples are in it now
+        drafted = load_examples(job.examples_path) if job.examples_path and job.examples_path.is_file() else []
+        examples = drafted + approved_feedback(settings, db.key)
         failed = not _index_with_drafts(settings, db, examples) or failed
     return 1 if failed else 0
 

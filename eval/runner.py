@@ -84,7 +84,7 @@ def prepare_store(store: VectorStore, settings: Settings, all_items: list[EvalIt
         db = Database.from_settings(db_settings)
         if store.count("description_index", where={"db": db.key}) == 0:
             index_database(db, store, db_settings, progress=False)
-        good, _ = prepare_examples(db, split.get(db_id, []))
+        good, _ = prepare_examples(db, split.get(db_id, []), use_drafts=settings.knowledge.use_drafts)
         sync_example_records(store, db.key, good)
         counts[db_id] = len(good)
     return counts

@@ -41,7 +41,8 @@ def example_split(all_items: list[EvalItem], evaluated: list[EvalItem], *,
     for db_id in sorted({it.db_id for it in evaluated}):
         path = files.get(db_id)
         if path is not None and Path(path).exists():
-            pool[db_id] = [{"question": e.question, "sql": e.sql, "source": "file"}
+            pool[db_id] = [{"question": e.question, "sql": e.sql, "source": e.source or "file",
+                            "status": e.status or "approved"}
                            for e in load_examples_file(Path(path)) if not leaks(e.question, e.sql)]
         else:
             pool[db_id] = [{"question": it.question, "sql": it.gold_sql, "source": "split"}

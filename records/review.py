@@ -225,12 +225,37 @@ def save_document(store: VectorStore, collection: str, record_id: str, document:
     store.upsert(collection, [record_id], [document.strip()], [{**metadata, "edited": True}])
 
 
+def set_example_status(path: Path, ids: set[str], status: str) -> int:
+    """Give the examples of ``path`` whose ``id`` is in ``ids`` the review ``status``; returns how many changed.
+
+    Other lines (comments included) are written back unchanged, in one atomic write.
+
+    Raises:
+        OSError / ValueError: the file cannot be read or is malformed.
+    """
+    load_examples_file(path)  # validates the whole file before anything is written
+    out, changed = [], 0
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        text = line.strip()
+        if text and not text.startswith("#"):
+            obj = json.loads(text)
+            if str(obj.get("id") or "") in ids and obj.get("status") != status:
+                obj["status"] = status
+                line, changed = json.dumps(obj, ensure_ascii=False), changed + 1
+        out.append(line)
+    if changed:
+        write_atomic(Path(path), "\n".join(out) + "\n")
+    return changed
+
+
 def review_drafts(items: Sequence[QueueItem], status: str, *, knowledge_path: Path | None,
-                  enriched_path: Path | None) -> int:
+                  enriched_path: Path | None, examples_path: Path | None = None) -> int:
     """Approve or reject drafts of the onboarding review queue in bulk, at their sources; returns how many.
 
     Records get ``status`` in the knowledge file (one atomic save, :meth:`KnowledgeBase.set_status`);
-    descriptions through :func:`review_enrichment`. Items already gone from their file are skipped.
+    descriptions through :func:`review_enrichment`; examples drafted from the log in the examples file
+    (:func:`set_example_status`; re-sync the examples index afterwards, :func:`refresh_examples`). Items already
+    gone from their file are skipped.
 
     Raises:
         ValueError: ``status`` is not "approved" or "rejected"; an invalid knowledge or enrichment file.
@@ -253,4 +278,7 @@ def review_drafts(items: Sequence[QueueItem], status: str, *, knowledge_path: Pa
                 done += 1
             except KeyError:
                 continue
+    examples = {str(i.record_id) for i in items if i.kind == "example" and i.record_id}
+    if examples and examples_path is not None:
+        done += set_example_status(examples_path, examples, status)
     return done

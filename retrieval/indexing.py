@@ -290,7 +290,8 @@ def build_indexes(
         bar: a progress object with ``total`` and ``update(n)`` (tqdm-like, e.g. the app's Streamlit bar)
             used instead of the stderr bar; documents processed.
         enriched_path: the enrichment file (default: the SQLite sidecar ``<stem>.enriched.yaml``).
-        use_drafts: also use its pending entries (see :func:`database.schema_reader.read_schema`).
+        use_drafts: also use its pending entries (see :func:`database.schema_reader.read_schema`) and pending
+            examples (:func:`retrieval.examples_store.prepare_examples`).
 
     Returns:
         An :class:`IndexReport` (use ``report.summary()`` for display).
@@ -309,7 +310,7 @@ def build_indexes(
     ex_report = None
     if replace_examples:
         items = [e if isinstance(e, Example) else Example.from_dict(e, source="file") for e in examples or []]
-        good, ex_report = prepare_examples(db, items + from_feedback(feedback or []))
+        good, ex_report = prepare_examples(db, items + from_feedback(feedback or []), use_drafts=use_drafts)
 
     total = 2 * len(tables) + len(good)
     own_bar = bar is None

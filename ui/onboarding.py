@@ -18,8 +18,7 @@ import streamlit as st
 from agent.context import AgentDeps
 from core.errors import ConfigurationError
 from knowledge.query_log import read_log
-from records.review import review_drafts
-from retrieval.indexing import load_examples
+from records.review import refresh_examples, review_drafts
 from retrieval.onboarding import (
     STEPS,
     OnboardingJob,
@@ -30,6 +29,7 @@ from retrieval.onboarding import (
     run_onboarding,
     step_table,
 )
+from retrieval.onboarding.examples import reviewed_examples
 from ui import services
 from ui.messages import explain
 
@@ -87,8 +87,8 @@ def make_job(deps: AgentDeps, log: str = "") -> OnboardingJob:
         ConfigurationError: no knowledge file can be placed for the database.
         ValueError: the query log at ``log`` cannot be read.
     """
-    path = deps.settings.resolved_examples_path()
-    examples = (load_examples(path) if path else []) + services.feedback_store().approved_examples(deps.db.key)
+    examples = (reviewed_examples(deps.settings.resolved_examples_path())
+                + services.feedback_store().approved_examples(deps.db.key))
     statements = read_log(Path(log.strip()), deps.db.dialect) if log.strip() else None
     return OnboardingJob.from_settings(deps.settings, deps.db, deps.llms, examples=examples, log=statements,
                                        log_name=log.strip() or None)
@@ -123,10 +123,10 @@ def onboarding_tab(deps: AgentDeps) -> None:
             st.error(explain(f"{type(exc).__name__}: {exc}", deps.settings))
         state = load_state(job.state_path, deps.db.key)
     st.dataframe(pd.DataFrame(step_table(state)), hide_index=True, width="stretch")
-    review_section(job)
+    review_section(job, deps)
 
 
-def review_section(job: OnboardingJob) -> None:
+def review_section(job: OnboardingJob, deps: AgentDeps) -> None:
     """The ordered review queue with a checkbox per draft and bulk approve / reject."""
     try:
         queue = current_queue(job)
@@ -155,7 +155,10 @@ def review_section(job: OnboardingJob) -> None:
             st.warning("Select drafts first.")
             return
         status = "approved" if do_approve else "rejected"
-        count = review_drafts(chosen, status, knowledge_path=job.knowledge_path, enriched_path=job.enriched_path)
+        count = review_drafts(chosen, status, knowledge_path=job.knowledge_path, enriched_path=job.enriched_path,
+                              examples_path=job.examples_path)
+        if any(item.kind == "example" for item in chosen):  # approved examples join the index now
+            refresh_examples(deps.store, deps.db, services.feedback_store(), job.examples_path)
         for item in chosen:
             st.session_state.pop(f"onb-sel-{item.key}", None)
         st.session_state["onb-done"] = f"{count} drafts {status}."

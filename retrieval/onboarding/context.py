@@ -64,6 +64,9 @@ class OnboardingJob:
         sensitive_patterns: column-name regexes whose values are masked (never stored, never drafted from).
         metric_limit: at most this many metric/rule drafts from the model.
         min_count: a mined join, filter or aggregate is proposed when seen at least this often in the log.
+        examples_path: the examples file the examples drafted from the log are appended to (None: no file can
+            be placed, a server database without ``examples_path``).
+        example_limit: at most this many log statements are turned into drafted examples per run.
         ensure_model: called once before the first step that needs the model runs (starts a local server).
         progress: receives :class:`Progress` events.
         today: the date stamped on drafted descriptions (default: today).
@@ -81,6 +84,8 @@ class OnboardingJob:
     sensitive_patterns: list[str] = field(default_factory=list)
     metric_limit: int = 8
     min_count: int = 2
+    examples_path: Path | None = None
+    example_limit: int = 60
     ensure_model: Callable[[], None] | None = None
     progress: ProgressFn | None = None
     today: dt.date | None = None
@@ -99,9 +104,19 @@ class OnboardingJob:
                                      remedy="Set NL2SQL_KNOWLEDGE_PATH to a YAML file (it is created if missing).")
         enriched = default_enriched_path(db, settings.state_dir)
         assert enriched is not None  # a state_dir is given
+        options.setdefault("examples_path", examples_target(settings))
         return cls(db=db, llms=llms, knowledge_path=knowledge, enriched_path=enriched,
                    state_path=state_file(settings.state_dir, db.key), model_name=settings.generator.model,
                    sensitive_patterns=list(settings.retrieval.sensitive_patterns), **options)
+
+
+def examples_target(settings: Settings) -> Path | None:
+    """Where drafted examples go: ``examples_path``, else ``<stem>.examples.jsonl`` beside a SQLite file, else None."""
+    existing = settings.resolved_examples_path()
+    if existing is not None or not settings.database_url.startswith("sqlite:///"):
+        return existing
+    db_path = Path(settings.database_url.removeprefix("sqlite:///"))
+    return db_path.with_name(f"{db_path.stem}.examples.jsonl")
 
 
 @dataclass

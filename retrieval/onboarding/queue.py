@@ -13,10 +13,11 @@ The value of a column ``c`` (and likewise of a table ``T``) is::
 A draft's score is the sum of the values of the columns it touches (a record's ``columns`` and the
 ``TABLE.COLUMN`` names in its SQL and filters, or in its definition when it has neither columns nor SQL; a
 column description its column), or, when it
-touches no column, of its tables (a table description, a record with only ``tables``), or 1. The queue is
+touches no column, of its tables (a table description, a record with only ``tables``), or 1; an example drafted
+from the log scores the mean value of the columns its SQL reads. The queue is
 sorted by score, highest first, then by key. The step stores the per-name counts ``[W, E, J]``; the queue
-itself is read again from the knowledge and enrichment files whenever it is shown, so reviewed drafts drop
-out of it.
+itself is read again from the knowledge, enrichment and examples files whenever it is shown, so reviewed drafts
+drop out of it.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ from database.descriptions import load_enriched
 from database.guard import sqlglot_dialect
 from knowledge.files import load_knowledge
 from knowledge.records import KnowledgeRecord
+from retrieval.examples_store import PENDING, load_examples_file
 from retrieval.onboarding.context import StepOutcome, StepRun
-from retrieval.onboarding.usage import count_references, schema_of
+from retrieval.onboarding.usage import count_references, references, schema_of
 
 WEIGHTS = (3, 2, 1)
 """Multipliers of ``W`` (query log), ``E`` (examples) and ``J`` (joins) in a column's value."""
@@ -43,13 +45,14 @@ _NAME = re.compile(r"\b(\w+)\.(\w+)\b")
 class QueueItem:
     """One pending draft in the review queue.
 
-    ``key`` is ``record:<id>``, ``table:<T>`` or ``column:<T>.<C>``; ``kind`` "record" (knowledge file) or
-    "description" (enrichment file); ``type`` the record type or "table"/"column"; ``score`` as in the module
+    ``key`` is ``record:<id>``, ``table:<T>``, ``column:<T>.<C>`` or ``example:<id>``; ``kind`` "record"
+    (knowledge file), "description" (enrichment file) or "example" (examples file; ``record_id`` is the
+    example's id); ``type`` the record type or "table"/"column"/"example"; ``score`` as in the module
     docstring; ``touches`` the ``TABLE.COLUMN`` (or table) names it was scored on.
     """
 
     key: str
-    kind: Literal["record", "description"]
+    kind: Literal["record", "description", "example"]
     type: str
     title: str
     text: str
@@ -101,12 +104,39 @@ def _score(names: list[str], weights: dict[str, list[int]]) -> float:
     return float(sum(value(weights.get(n)) for n in names)) if names else 1.0
 
 
-def review_queue(weights: dict[str, dict[str, list[int]]], *, knowledge_path: Path | None,
-                 enriched_path: Path | None) -> list[QueueItem]:
-    """The pending records and descriptions, scored with ``weights`` (:func:`usage_weights`), best first.
+def example_items(examples_path: Path | None, columns: dict[str, str], weights: dict[str, list[int]],
+                  dialect: str = "sqlite") -> list[QueueItem]:
+    """The pending examples of ``examples_path`` (drafted from the log) as queue items.
 
-    Missing files give no items. Raises KnowledgeFileError / ValueError for an invalid knowledge or
-    enrichment file.
+    An example serves the questions shaped like it, not every question on its columns, so its score is the
+    mean value of the columns its SQL reads (:func:`retrieval.onboarding.usage.references`), or 1.
+    """
+    if examples_path is None or not examples_path.is_file():
+        return []
+    tables: dict[str, list[str]] = {}
+    for name in columns.values():
+        table, _, column = name.partition(".")
+        tables.setdefault(table, []).append(column)
+    schema = schema_of(tables)
+    items = []
+    for ex in load_examples_file(examples_path):
+        if (ex.status or "").lower() != PENDING or not ex.id:
+            continue
+        read = sorted(references(ex.sql, sqlglot_dialect(dialect), schema)[1])
+        score = _score(read, weights) / len(read) if read else 1.0
+        items.append(QueueItem(key=f"example:{ex.id}", kind="example", type="example",
+                               title=f"example {ex.question}", text=ex.sql, score=round(score, 2),
+                               record_id=ex.id, provenance=ex.source or "log", touches=read))
+    return items
+
+
+def review_queue(weights: dict[str, dict[str, list[int]]], *, knowledge_path: Path | None,
+                 enriched_path: Path | None, examples_path: Path | None = None,
+                 dialect: str = "sqlite") -> list[QueueItem]:
+    """The pending records, descriptions and examples, scored with ``weights`` (:func:`usage_weights`), best first.
+
+    Missing files give no items. Raises KnowledgeFileError / ValueError for an invalid knowledge, enrichment
+    or examples file.
     """
     columns = {n.lower(): n for n in weights["columns"]}
     tables = {n.lower(): n for n in weights["tables"]}
@@ -135,7 +165,14 @@ def review_queue(weights: dict[str, dict[str, list[int]]], *, knowledge_path: Pa
                                    type="column" if column else "table", title=f"description of {name}",
                                    text=entry["text"], score=score, table=table, column=column,
                                    provenance=str(entry.get("model") or "llm"), touches=[known] if known else []))
+    items += example_items(examples_path, columns, weights["columns"], dialect)
     return sorted(items, key=lambda i: (-i.score, i.key))
+
+
+def counts(queue: list[QueueItem]) -> str:
+    """``"N records, M descriptions, K examples"`` of a queue."""
+    kinds = [sum(i.kind == k for i in queue) for k in ("record", "description", "example")]
+    return f"{kinds[0]} records, {kinds[1]} descriptions, {kinds[2]} examples"
 
 
 def run_review_queue(run: StepRun) -> StepOutcome:
@@ -143,9 +180,9 @@ def run_review_queue(run: StepRun) -> StepOutcome:
     job = run.job
     weights = usage_weights(run.results["profile"], run.results.get("mine_log") or {},
                             [e["sql"] for e in job.examples if e.get("sql")], job.db.dialect)
-    queue = review_queue(weights, knowledge_path=job.knowledge_path, enriched_path=job.enriched_path)
+    queue = review_queue(weights, knowledge_path=job.knowledge_path, enriched_path=job.enriched_path,
+                         examples_path=job.examples_path, dialect=job.db.dialect)
     run.item(1, 1, f"{len(queue)} drafts")
-    kinds = sum(i.kind == "record" for i in queue)
-    note = f"{len(queue)} drafts await review ({kinds} records, {len(queue) - kinds} descriptions)"
+    note = f"{len(queue)} drafts await review ({counts(queue)})"
     return StepOutcome(items=len(queue), result={"weights": weights, "top": [i.key for i in queue[:10]]},
                        note=note)

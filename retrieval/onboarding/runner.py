@@ -131,7 +131,8 @@ def current_queue(job: OnboardingJob) -> list[QueueItem]:
     state = load_state(job.state_path, job.db.key)
     weights = (state["steps"].get("review_queue") or {}).get("result", {}).get("weights")
     return review_queue(weights or {"columns": {}, "tables": {}}, knowledge_path=job.knowledge_path,
-                        enriched_path=job.enriched_path)
+                        enriched_path=job.enriched_path, examples_path=job.examples_path,
+                        dialect=job.db.dialect)
 
 
 def step_table(state: dict[str, Any]) -> list[dict[str, Any]]:

@@ -4,8 +4,9 @@ Each :class:`Step` names the earlier steps whose results it ``uses``: a finished
 them ran again in the same run, or when its own inputs changed (a different query log). The wrappers here reuse
 the existing parts: :func:`retrieval.enrichment.enrich` (descriptions, batched per table and per
 :data:`retrieval.enrichment.COLUMN_BATCH` columns, resumable per table), :func:`retrieval.knowledge_proposal.
-propose_knowledge` (metric and rule drafts) and :func:`knowledge.mining.mine_workload` /
-:func:`knowledge.mining.propose_records` (the query log).
+propose_knowledge` (metric and rule drafts), :func:`knowledge.mining.mine_workload` /
+:func:`knowledge.mining.propose_records` (the query log) and :mod:`retrieval.onboarding.examples` (examples
+drafted from the log).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from retrieval.enrichment import enrich
 from retrieval.knowledge_proposal import propose_knowledge
 from retrieval.onboarding.context import OnboardingJob, StepOutcome, StepRun
 from retrieval.onboarding.drafts import add_drafts, run_draft_records
+from retrieval.onboarding.examples import run_draft_examples
 from retrieval.onboarding.profile import run_profile
 from retrieval.onboarding.queue import run_review_queue
 from retrieval.onboarding.usage import count_references, schema_of
@@ -119,8 +121,12 @@ STEPS: tuple[Step, ...] = (
          uses=(), run=run_draft_metrics),
     Step("mine_log", "mine the query log (--log) for frequent joins, filters and aggregates, pending records, "
          "and count what it reads", needs_model=False, uses=("profile",), run=run_mine_log, inputs=log_fingerprint),
+    Step("draft_examples", "write the question each logged statement answers (one model call per statement), "
+         "appended to the examples file as pending few-shot examples", needs_model=True, uses=(),
+         run=run_draft_examples, inputs=log_fingerprint),
     Step("review_queue", "order every pending draft by expected value (usage in the log, the examples and joins)",
-         needs_model=False, uses=("profile", "describe", "draft_records", "draft_metrics", "mine_log"),
+         needs_model=False, uses=("profile", "describe", "draft_records", "draft_metrics", "mine_log",
+                                  "draft_examples"),
          run=run_review_queue, inputs=examples_fingerprint),
 )
 """The steps, in the order they run."""

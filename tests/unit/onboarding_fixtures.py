@@ -47,11 +47,14 @@ METRIC = {"type": "metric", "name": "order value", "definition": "Sum of order a
 
 
 def reply(messages: list[BaseMessage]) -> Any:
-    """The scripted generator: table summaries, column descriptions and one metric draft, as JSON."""
+    """The scripted generator: table summaries, column descriptions, log questions, one metric draft, as JSON."""
     system, user = str(messages[0].content), str(messages[-1].content)
     if "Summarise ONE table" in system:
         table = re.search(r"^Table: (\S+)", user, re.M)
         return {"summary": f"Summary of {table.group(1) if table else '?'}."}
+    if "Write the ONE question" in system:
+        sql = user.split("SQL:\n", 1)[1].split("\n", 1)[0]
+        return {"question": f"What do the past orders show for {len(sql)} characters of filters?"}
     if "Describe these columns" in user:
         names = re.findall(r"^- (\S+) ", user.split("Describe these columns", 1)[1], re.M)
         return {"columns": [{"name": n, "description": f"About {n}."} for n in names]}

@@ -20,12 +20,12 @@ from retrieval.onboarding import profile as profile_step
 from tests.support.scripted_model import ScriptedChatModel
 from tests.unit.onboarding_fixtures import LOG, bare, make_job, reply  # noqa: F401 (fixture)
 
-NAMES = ["profile", "describe", "draft_records", "draft_metrics", "mine_log", "review_queue"]
+NAMES = ["profile", "describe", "draft_records", "draft_metrics", "mine_log", "draft_examples", "review_queue"]
 
 
 def test_the_steps_are_declared_once_in_order() -> None:
     assert [s.name for s in STEPS] == NAMES
-    assert {s.name for s in STEPS if s.needs_model} == {"describe", "draft_metrics"}
+    assert {s.name for s in STEPS if s.needs_model} == {"describe", "draft_metrics", "draft_examples"}
     assert all(s.about for s in STEPS)
     assert all(set(s.uses) <= set(NAMES[:i]) for i, s in enumerate(STEPS))  # a step uses only earlier ones
 
@@ -35,9 +35,9 @@ def test_steps_run_in_order_with_progress_and_drafts_are_pending(bare: Settings)
     report = run_onboarding(make_job(bare, events=events))
     assert [(s.name, s.status) for s in report.steps] == [
         ("profile", "done"), ("describe", "done"), ("draft_records", "done"), ("draft_metrics", "done"),
-        ("mine_log", "skipped"), ("review_queue", "done")]
+        ("mine_log", "skipped"), ("draft_examples", "skipped"), ("review_queue", "done")]
     starts = [e.step for e in events if e.state == "running" and e.item == 0]
-    assert starts == [1, 2, 3, 4, 5, 6] and all(e.steps == 6 for e in events)
+    assert starts == [1, 2, 3, 4, 5, 6, 7] and all(e.steps == 7 for e in events)
     assert [e.name for e in events if e.state != "running"] == NAMES  # each step ends once, in order
     assert any(e.name == "describe" and e.items == 3 and e.item == 3 for e in events)  # item j of m tables
     describe = report.steps[1]
@@ -90,12 +90,13 @@ def test_an_interrupted_run_resumes_after_the_last_finished_step(bare: Settings,
     monkeypatch.setattr(profile_step, "profile_table", counted)
     model = ScriptedChatModel(script=reply)
     report = run_onboarding(make_job(bare, model))
-    assert [s.status for s in report.steps] == ["resumed", "resumed", "resumed", "done", "skipped", "done"]
+    assert [s.status for s in report.steps] == ["resumed", "resumed", "resumed", "done", "skipped", "skipped",
+                                                "done"]
     assert profiled == [] and len(model.prompts) == 1  # only the interrupted step's one call
     again = run_onboarding(make_job(bare, ScriptedChatModel(script=reply)))
     assert {s.status for s in again.steps} == {"resumed"}
     redone = run_onboarding(make_job(bare, ScriptedChatModel(script=reply)), restart=True)
-    assert [s.status for s in redone.steps] == ["done", "done", "done", "done", "skipped", "done"]
+    assert [s.status for s in redone.steps] == ["done", "done", "done", "done", "skipped", "skipped", "done"]
     assert sorted(profiled) == ["CUST_MSTR", "ORD_TXN", "countries"]
 
 
@@ -162,7 +163,7 @@ def test_the_agent_uses_drafts_only_when_opted_in(bare: Settings) -> None:  # no
 def test_a_new_query_log_redoes_mining_and_the_queue_only(bare: Settings) -> None:  # noqa: F811
     run_onboarding(make_job(bare))
     report = run_onboarding(make_job(bare, log=LOG, log_name="past.sql"))
-    assert [s.status for s in report.steps] == ["resumed"] * 4 + ["done", "done"]
+    assert [s.status for s in report.steps] == ["resumed"] * 4 + ["done", "done", "done"]
     mined = report.steps[4]
     assert mined.items == 4 and "records drafted" in mined.note
     assert [s.status for s in run_onboarding(make_job(bare)).steps][-2:] == ["resumed", "resumed"]  # log kept
@@ -180,7 +181,7 @@ def test_a_failing_model_leaves_its_steps_incomplete_until_a_rerun(bare: Setting
     again = run_onboarding(make_job(bare))
     assert {s.name: s.status for s in again.steps} == {
         "profile": "resumed", "describe": "done", "draft_records": "resumed", "draft_metrics": "done",
-        "mine_log": "resumed", "review_queue": "done"}
+        "mine_log": "resumed", "draft_examples": "resumed", "review_queue": "done"}
 
 
 def test_state_file_is_json_and_a_bad_one_starts_over(bare: Settings) -> None:  # noqa: F811

@@ -65,14 +65,15 @@ def test_a_run_prints_the_summary_and_a_rerun_resumes(env: Path, bare: Settings,
     log.write_text(";\n".join(LOG) + ";\n")
     assert main(["onboard", "--database", bare.database_url, "--log", str(log)]) == 0
     out, err = capsys.readouterr()
-    for name in ("profile", "describe", "draft_records", "draft_metrics", "mine_log", "review_queue"):
+    for name in ("profile", "describe", "draft_records", "draft_metrics", "mine_log", "draft_examples",
+                 "review_queue"):
         assert f"\n{name} " in out and f"] {name}: done" in err
     assert "drafts await review" in out and "Developer panel > Onboarding" in out
     describe = next(line for line in out.splitlines() if line.startswith("describe "))
     assert describe.split()[1:4] == ["done", "12", "5"]  # 2 tables + 10 columns (2 documented), 5 calls
     assert main(["onboard", "--database", bare.database_url]) == 0
     out = capsys.readouterr().out
-    assert all(line.split()[1] == "resumed" for line in out.splitlines()[2:8])
+    assert all(line.split()[1] == "resumed" for line in out.splitlines()[2:9])
     assert main(["onboard", "--database", bare.database_url, "--restart"]) == 0
     assert "profile        done" in capsys.readouterr().out
 
