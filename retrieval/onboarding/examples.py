@@ -12,6 +12,10 @@ database's examples file with ``status: pending`` and ``source: log``; nothing a
 and a statement whose SQL the file already holds (any status, so a rejected draft stays rejected) is skipped, so
 a rerun resumes where an interrupted one stopped. Pending examples are indexed only once approved (the review
 queue) or with ``knowledge.use_drafts`` (:func:`retrieval.examples_store.prepare_examples`).
+
+The step is off unless asked for (``OnboardingJob.example_limit``, ``nl2sql onboard --draft-examples N``): on the
+bare demo's test half, 31 drafted examples on top of the other drafts changed no answer's EX on balance (one won,
+one lost; 2026-11-27, docs/benchmarks.md) while adding 31 drafts to review and a model call per statement.
 """
 
 from __future__ import annotations
@@ -97,6 +101,8 @@ def run_draft_examples(run: StepRun) -> StepOutcome:
     job = run.job
     if job.log is None:
         return StepOutcome(note="no query log given (--log)", skipped=True)
+    if job.example_limit <= 0:
+        return StepOutcome(note="off (nl2sql onboard --draft-examples N)", skipped=True)
     if job.examples_path is None:
         return StepOutcome(note="no examples file to write to (set NL2SQL_EXAMPLES_PATH)", skipped=True)
     dialect = sqlglot_dialect(job.db.dialect)

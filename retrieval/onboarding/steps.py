@@ -82,6 +82,11 @@ def log_fingerprint(job: OnboardingJob) -> str:
     return hashlib.sha256("\n;\n".join(job.log).encode("utf-8")).hexdigest()[:16]
 
 
+def draft_examples_inputs(job: OnboardingJob) -> str:
+    """The log's fingerprint and the example limit ("" without a log: earlier drafts are kept)."""
+    return f"{log_fingerprint(job)}:{job.example_limit}" if job.log is not None else ""
+
+
 def examples_fingerprint(job: OnboardingJob) -> str:
     """``sha256`` of the examples' SQL ("" without examples): the review order is recomputed when they change."""
     sql = [e.get("sql", "") for e in job.examples]
@@ -121,9 +126,9 @@ STEPS: tuple[Step, ...] = (
          uses=(), run=run_draft_metrics),
     Step("mine_log", "mine the query log (--log) for frequent joins, filters and aggregates, pending records, "
          "and count what it reads", needs_model=False, uses=("profile",), run=run_mine_log, inputs=log_fingerprint),
-    Step("draft_examples", "write the question each logged statement answers (one model call per statement), "
-         "appended to the examples file as pending few-shot examples", needs_model=True, uses=(),
-         run=run_draft_examples, inputs=log_fingerprint),
+    Step("draft_examples", "with --draft-examples N: write the question each logged statement answers (one model "
+         "call per statement), appended to the examples file as pending few-shot examples", needs_model=True,
+         uses=(), run=run_draft_examples, inputs=draft_examples_inputs),
     Step("review_queue", "order every pending draft by expected value (usage in the log, the examples and joins)",
          needs_model=False, uses=("profile", "describe", "draft_records", "draft_metrics", "mine_log",
                                   "draft_examples"),

@@ -163,7 +163,7 @@ def test_the_agent_uses_drafts_only_when_opted_in(bare: Settings) -> None:  # no
 def test_a_new_query_log_redoes_mining_and_the_queue_only(bare: Settings) -> None:  # noqa: F811
     run_onboarding(make_job(bare))
     report = run_onboarding(make_job(bare, log=LOG, log_name="past.sql"))
-    assert [s.status for s in report.steps] == ["resumed"] * 4 + ["done", "done", "done"]
+    assert [s.status for s in report.steps] == ["resumed"] * 4 + ["done", "skipped", "done"]
     mined = report.steps[4]
     assert mined.items == 4 and "records drafted" in mined.note
     assert [s.status for s in run_onboarding(make_job(bare)).steps][-2:] == ["resumed", "resumed"]  # log kept

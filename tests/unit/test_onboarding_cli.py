@@ -56,6 +56,9 @@ def test_an_unreadable_or_empty_log_is_one_line_and_exit_2(env: Path, bare: Sett
     (env / "empty.sql").write_text("-- nothing here\n")
     assert main(["onboard", "--database", url, "--log", str(env / "empty.sql")]) == 2
     assert "holds no SQL statement" in _one_error_line(capsys.readouterr().err)
+    (env / "past.sql").write_text(";\n".join(LOG) + ";\n")
+    assert main(["onboard", "--database", url, "--log", str(env / "past.sql"), "--draft-examples", "-1"]) == 2
+    assert "--draft-examples must be 0 or more" in _one_error_line(capsys.readouterr().err)
     assert not (env / "state" / "onboarding").exists()  # nothing started
 
 

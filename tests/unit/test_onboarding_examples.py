@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from core.settings import Settings
@@ -24,7 +23,7 @@ def _examples_path(settings: Settings) -> Path:
 def test_each_runnable_statement_becomes_one_pending_example(bare: Settings) -> None:  # noqa: F811
     model = ScriptedChatModel(script=reply)
     broken = "SELECT NOPE FROM ORD_TXN"
-    report = run_onboarding(make_job(bare, model, log=[*LOG, LOG[1], broken], log_name="past.sql"))
+    report = run_onboarding(make_job(bare, model, log=[*LOG, LOG[1], broken], log_name="past.sql", example_limit=60))
     step = next(s for s in report.steps if s.name == "draft_examples")
     assert step.status == "done" and step.items == 4 and "1 left out" in step.note  # duplicate asked once
     drafted = load_examples_file(_examples_path(bare))
@@ -40,9 +39,9 @@ def test_each_runnable_statement_becomes_one_pending_example(bare: Settings) -> 
 
 
 def test_a_rerun_asks_only_for_statements_not_yet_drafted(bare: Settings) -> None:  # noqa: F811
-    run_onboarding(make_job(bare, log=LOG[:2], log_name="past.sql"))
+    run_onboarding(make_job(bare, log=LOG[:2], log_name="past.sql", example_limit=60))
     model = ScriptedChatModel(script=reply)
-    report = run_onboarding(make_job(bare, model, log=LOG, log_name="past.sql"))
+    report = run_onboarding(make_job(bare, model, log=LOG, log_name="past.sql", example_limit=60))
     assert next(s for s in report.steps if s.name == "draft_examples").items == 2
     assert sum("Write the ONE question" in str(p[0].content) for p in model.prompts) == 2
     assert [e.sql for e in load_examples_file(_examples_path(bare))] == LOG
@@ -51,14 +50,14 @@ def test_a_rerun_asks_only_for_statements_not_yet_drafted(bare: Settings) -> Non
 def test_human_examples_stay_as_written_and_are_not_counted_as_drafts(bare: Settings) -> None:  # noqa: F811
     path = _examples_path(bare)
     path.write_text(HUMAN, encoding="utf-8")
-    run_onboarding(make_job(bare, log=LOG, log_name="past.sql"))
+    run_onboarding(make_job(bare, log=LOG, log_name="past.sql", example_limit=60))
     text = path.read_text(encoding="utf-8")
     assert text.startswith(HUMAN) and text.count("\n") == 2 + len(LOG)
     assert [e["question"] for e in reviewed_examples(path)] == ["How many customers are there?"]
 
 
 def test_pending_examples_are_used_only_when_approved_or_opted_in(bare: Settings) -> None:  # noqa: F811
-    job = make_job(bare, log=LOG, log_name="past.sql")
+    job = make_job(bare, log=LOG, log_name="past.sql", example_limit=60)
     run_onboarding(job)
     path = _examples_path(bare)
     db = Database.from_settings(bare)
@@ -74,7 +73,7 @@ def test_pending_examples_are_used_only_when_approved_or_opted_in(bare: Settings
     assert review_drafts(items[1:], "rejected", knowledge_path=job.knowledge_path, enriched_path=job.enriched_path,
                          examples_path=path) == len(LOG) - 1
     assert not [i for i in current_queue(job) if i.kind == "example"]
-    rerun = run_onboarding(make_job(bare, log=[*LOG, LOG[0] + " "], log_name="other.sql"))
+    rerun = run_onboarding(make_job(bare, log=[*LOG, LOG[0] + " "], log_name="other.sql", example_limit=60))
     assert next(s for s in rerun.steps if s.name == "draft_examples").items == 0  # rejected stays rejected
 
 
@@ -83,14 +82,20 @@ def test_a_question_that_is_sql_or_a_fragment_is_left_out(bare: Settings) -> Non
     assert acceptable("SELECT SUM(AMT) FROM ORD_TXN") and acceptable("Totals?")
     model = ScriptedChatModel(script=lambda messages: {"question": "SELECT * FROM ORD_TXN"}
                               if "Write the ONE question" in str(messages[0].content) else reply(messages))
-    report = run_onboarding(make_job(bare, model, log=LOG, log_name="past.sql"))
+    report = run_onboarding(make_job(bare, model, log=LOG, log_name="past.sql", example_limit=60))
     step = next(s for s in report.steps if s.name == "draft_examples")
     assert step.items == 0 and step.status == "done" and "4 left out" in step.note
     assert not _examples_path(bare).exists()
 
 
-def test_without_a_place_for_examples_the_step_is_skipped(bare: Settings) -> None:  # noqa: F811
-    report = run_onboarding(make_job(bare, log=LOG, log_name="past.sql", examples_path=None))
+def test_the_step_is_off_by_default_and_needs_a_place_for_examples(bare: Settings) -> None:  # noqa: F811
+    model = ScriptedChatModel(script=reply)
+    report = run_onboarding(make_job(bare, model, log=LOG, log_name="past.sql"))
+    step = next(s for s in report.steps if s.name == "draft_examples")
+    assert step.status == "skipped" and "--draft-examples" in step.note and not _examples_path(bare).exists()
+    assert not any("Write the ONE question" in str(p[0].content) for p in model.prompts)
+    report = run_onboarding(make_job(bare, log=LOG, log_name="past.sql", example_limit=60, examples_path=None))
     step = next(s for s in report.steps if s.name == "draft_examples")
     assert step.status == "skipped" and "NL2SQL_EXAMPLES_PATH" in step.note
-    assert json.loads(json.dumps(step.note))  # plain text
+    report = run_onboarding(make_job(bare, log=LOG, log_name="past.sql", example_limit=2))
+    assert next(s for s in report.steps if s.name == "draft_examples").items == 2  # switched on: redone

@@ -27,7 +27,8 @@ def settings_for(root: Path, db: Path, chroma: Path, model_dir: Path, urls: dict
         "database_url": f"sqlite:///{db}", "state_dir": root / "state", "local_llm": {"auto_start": False},
         "retrieval": {"chroma_path": chroma, "embedding_model_dir": model_dir},
         "generation": {"profile": "small", "candidates": [{"strategy": "direct"}]},
-        "answerability": {"llm_check": False}, "query_timeout_s": 2.0, "question_budget_s": 20.0,
+        "answerability": {"llm_check": False}, "query_timeout_s": 2.0,
+        "question_budget_s": 600.0,  # generous: a loaded machine must not spend it (the budget test sets its own)
         "plan_format": "full",  # the planner is called (the compact plan needs no call with these tools)
         **{role: {**ROLE_FAST, "base_url": urls[role]} for role in ROLES},
     }
@@ -44,6 +45,7 @@ def env_for(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> None:
     monkeypatch.setenv("NL2SQL_GENERATION", '{"profile": "small", "candidates": [{"strategy": "direct"}]}')
     monkeypatch.setenv("NL2SQL_ANSWERABILITY", '{"llm_check": false}')
     monkeypatch.setenv("NL2SQL_QUERY_TIMEOUT_S", "2")
+    monkeypatch.setenv("NL2SQL_QUESTION_BUDGET_S", "600")
     monkeypatch.setenv("NL2SQL_PLAN_FORMAT", "full")
     for role in ROLES:
         monkeypatch.setenv(f"NL2SQL_{role.upper()}", json.dumps({**ROLE_FAST, "base_url": settings.llm(role).base_url}))
