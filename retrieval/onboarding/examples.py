@@ -7,7 +7,10 @@ RubikSQL) turns the log into question/SQL pairs the example retrieval can match,
 learns a database's conventions best (DAIL-SQL, Gao et al. 2023).
 
 Each distinct statement that runs read-only gets one model call (role ``generator``, JSON ``{"question"}``) with the
-tables it reads (their descriptions, drafts included) and its first answer rows. The pair is appended to the
+tables it reads (their descriptions, drafts included) and the shape of its answer (column names, one row or
+several) - never the answer's values: shown rows, the model copied them into the question ("on October 31,
+2025" for a latest-day query), which ties the example to one day. A drafted question that still names a number
+the SQL does not hold is left out (:func:`acceptable`). The pair is appended to the
 database's examples file with ``status: pending`` and ``source: log``; nothing already in the file is rewritten,
 and a statement whose SQL the file already holds (any status, so a rejected draft stays rejected) is skipped, so
 a rerun resumes where an interrupted one stopped. Pending examples are indexed only once approved (the review
@@ -23,10 +26,9 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import re
 from pathlib import Path
 
-import sqlglot
-import sqlglot.expressions as exp
 from pydantic import BaseModel, Field
 
 from core.llm import LLMError, chat, invoke_structured
@@ -36,11 +38,13 @@ from prompts import log_questions as prompt
 from retrieval.documents import schema_document
 from retrieval.examples_store import EXCLUDED_STATUSES, PENDING, load_examples_file, normalize_sql
 from retrieval.onboarding.context import StepOutcome, StepRun
+from retrieval.onboarding.usage import references, schema_of
 
 QUESTION_MAX_TOKENS = 120
 """Completion cap of one back-translation call (one short question as JSON)."""
-PREVIEW_ROWS = 3
-"""Answer rows shown to the model."""
+SHAPE_ROWS = 2
+"""Rows fetched to tell a one-row answer from a list (their values are not shown)."""
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 class DraftedQuestion(BaseModel):
@@ -54,20 +58,30 @@ def example_id(sql: str, dialect: str) -> str:
     return "log_" + hashlib.sha256(normalize_sql(sql, dialect).encode("utf-8")).hexdigest()[:12]
 
 
-def acceptable(question: str) -> str | None:
-    """Why a drafted question is unusable (too short or long, SQL text), or None when it is fine."""
+def acceptable(question: str, sql: str = "") -> str | None:
+    """Why a drafted question is unusable, or None when it is fine.
+
+    Unusable: fewer than 3 or more than 45 words; SQL text; a number (a year, a day, a count, an amount) that
+    ``sql`` does not contain - a value the model took from elsewhere than the query, so the question asks
+    something the query does not answer. Thousands separators are ignored ("1,000" matches ``1000``).
+    """
     words = question.split()
     if len(words) < 3 or len(words) > 45:
         return f"a question of {len(words)} words"
     if any(w.upper() in {"SELECT", "FROM", "WHERE", "JOIN"} for w in words[:3]) or "SELECT " in question.upper():
         return "SQL instead of a question"
+    if sql:
+        named = sql.replace(",", "")
+        stray = [n for n in _NUMBER.findall(question) if n.replace(",", "").rstrip(".") not in named]
+        if stray:
+            return f"a value the query does not name ({stray[0]})"
     return None
 
 
-def _tables(sql: str, dialect: str) -> set[str]:
-    tree = sqlglot.parse_one(sql, read=dialect)
-    ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
-    return {t.name.lower() for t in tree.find_all(exp.Table) if t.name and t.name.lower() not in ctes}
+def answer_shape(columns: list[str], rows: int) -> str:
+    """What the prompt says of an answer: its column names and whether it is one row or a list."""
+    size = "no rows" if rows == 0 else "one row" if rows == 1 else "several rows"
+    return f"columns {', '.join(columns) or '(none)'}; {size}"
 
 
 def reviewed_examples(path: Path | None) -> list[dict[str, str]]:
@@ -117,21 +131,18 @@ def run_draft_examples(run: StepRun) -> StepOutcome:
     todo = todo[: job.example_limit]
     tables = {t.name.lower(): t for t in read_schema(job.db, sample_rows=0, profile=True,
                                                      enriched_path=job.enriched_path, use_drafts=True)}
+    lookup = schema_of({t.name: [c.name for c in t.columns] for t in tables.values()})
     system = prompt.SYSTEM.format(dialect=job.db.dialect)
     added, errors, left_out = 0, [], []
     for n, sql in enumerate(todo, start=1):
         run.item(n, len(todo), sql[:50])
-        try:
-            read = sorted(_tables(sql, dialect))
-        except sqlglot.errors.SqlglotError:
-            left_out.append(f"statement {n}: does not parse")
-            continue
-        result = job.db.run_query(sql, row_cap=PREVIEW_ROWS)
-        if not result.ok or any(t not in tables for t in read):
-            left_out.append(f"statement {n}: does not run here ({(result.error or 'unknown table')[:120]})")
+        read = sorted(t.lower() for t in references(sql, dialect, lookup)[0])
+        result = job.db.run_query(sql, row_cap=SHAPE_ROWS)
+        if not result.ok or not read:
+            left_out.append(f"statement {n}: does not run here ({(result.error or 'reads no known table')[:120]})")
             continue
         schema = "\n\n".join(schema_document(tables[t], job.db.dialect, sample_rows=0) for t in read)
-        rows = result.preview(PREVIEW_ROWS) if result.rows else "(no rows)"
+        rows = answer_shape(list(result.columns), len(result.rows))
         try:
             reply = invoke_structured(job.llms, "generator", chat(system, prompt.USER.format(
                 schema=schema, sql=sql, rows=rows)), DraftedQuestion, run.usage, max_tokens=QUESTION_MAX_TOKENS,
@@ -140,7 +151,7 @@ def run_draft_examples(run: StepRun) -> StepOutcome:
             errors.append(f"statement {n}: {exc}")
             continue
         question = " ".join(reply.question.split())
-        problem = acceptable(question)
+        problem = acceptable(question, sql)
         if problem:
             left_out.append(f"statement {n}: {problem}")
             continue

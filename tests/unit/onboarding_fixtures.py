@@ -54,7 +54,8 @@ def reply(messages: list[BaseMessage]) -> Any:
         return {"summary": f"Summary of {table.group(1) if table else '?'}."}
     if "Write the ONE question" in system:
         sql = user.split("SQL:\n", 1)[1].split("\n", 1)[0]
-        return {"question": f"What do the past orders show for {len(sql)} characters of filters?"}
+        words = " ".join(w.lower() for w in re.findall(r"[A-Za-z_]{4,}", sql)[-3:])
+        return {"question": f"What do the past orders show for {words}?"}
     if "Describe these columns" in user:
         names = re.findall(r"^- (\S+) ", user.split("Describe these columns", 1)[1], re.M)
         return {"columns": [{"name": n, "description": f"About {n}."} for n in names]}

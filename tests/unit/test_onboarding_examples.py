@@ -9,7 +9,7 @@ from database.connection import Database
 from records.review import review_drafts
 from retrieval.examples_store import load_examples_file, prepare_examples
 from retrieval.onboarding import current_queue, run_onboarding
-from retrieval.onboarding.examples import acceptable, example_id, reviewed_examples
+from retrieval.onboarding.examples import acceptable, answer_shape, example_id, reviewed_examples
 from tests.support.scripted_model import ScriptedChatModel
 from tests.unit.onboarding_fixtures import LOG, bare, make_job, reply  # noqa: F401 (fixture)
 
@@ -31,7 +31,7 @@ def test_each_runnable_statement_becomes_one_pending_example(bare: Settings) -> 
     assert {(e.status, e.source) for e in drafted} == {("pending", "log")}
     assert [e.id for e in drafted] == [example_id(sql, "sqlite") for sql in LOG]
     asked = [p for p in model.prompts if "Write the ONE question" in str(p[0].content)]
-    assert len(asked) == 4 and "First rows of the answer" in str(asked[0][-1].content)
+    assert len(asked) == 4 and "Answer: columns" in str(asked[0][-1].content)
     assert "CREATE TABLE ORD_TXN" in str(asked[1][-1].content)
     assert "CREATE TABLE CUST_MSTR" not in str(asked[1][-1].content)  # only the tables it reads
     queue = [i for i in report.queue if i.kind == "example"]
@@ -86,6 +86,17 @@ def test_a_question_that_is_sql_or_a_fragment_is_left_out(bare: Settings) -> Non
     step = next(s for s in report.steps if s.name == "draft_examples")
     assert step.items == 0 and step.status == "done" and "4 left out" in step.note
     assert not _examples_path(bare).exists()
+
+
+def test_a_question_naming_a_value_the_sql_does_not_hold_is_left_out() -> None:
+    latest = "SELECT MAX(TXN_DT) FROM ORD_TXN"
+    assert acceptable("What was the total on October 31, 2025?", latest) == "a value the query does not name (31)"
+    assert acceptable("What is the latest order day?", latest) is None
+    top = "SELECT CUST_ID FROM ORD_TXN WHERE AMT > 1000 AND TXN_DT >= '2025-01-01' LIMIT 5"
+    assert acceptable("Which 5 customers ordered more than 1,000 in 2025?", top) is None
+    assert acceptable("Which 5 customers ordered more than 2,500 in 2025?", top)
+    assert answer_shape(["CUST_ID", "AMT"], 1) == "columns CUST_ID, AMT; one row"
+    assert answer_shape([], 0).endswith("no rows") and answer_shape(["X"], 2).endswith("several rows")
 
 
 def test_the_step_is_off_by_default_and_needs_a_place_for_examples(bare: Settings) -> None:  # noqa: F811
