@@ -46,7 +46,6 @@ def score_item(item: EvalItem, outcome: Outcome, db: Database, settings: Setting
         verdict = judge_answer(judge_llms, judge_usage, question=item.question, ordered=ordered, ex=ex,
                                gold=(ref.columns, ref.rows) if ref.ok else None,
                                pred=(pred.columns, pred.rows) if pred_ok and pred else None)
-    usage = outcome.usage
     return {
         "qid": item.qid, "config": config, "db_id": item.db_id,
         "category": item.category or sql_category(item.gold_sql, db.dialect),
@@ -60,6 +59,18 @@ def score_item(item: EvalItem, outcome: Outcome, db: Database, settings: Setting
                                          gold_rows=len(ref.rows) if ref.ok else 0,
                                          plan_failed=outcome.plan_source == "fallback"),
         "pred_error": None if pred is None or pred.ok else pred.error, "gold_error": ref.error,
+        **run_keys(outcome, settings), "judge_usage": [c.to_dict() for c in judge_usage.calls],
+    }
+
+
+def run_keys(outcome: Outcome, settings: Settings) -> dict[str, Any]:
+    """The keys every record has, whatever the question expected.
+
+    How the turn ran: status, error, seconds, LLM calls, tokens, cost in USD, plan source, candidates, judge,
+    agreement, confidence, verifier, and its ``usage`` (one dict per LLM call).
+    """
+    usage = outcome.usage
+    return {
         "status": outcome.status, "error": outcome.answer if outcome.status == "error" else None,
         "latency_s": outcome.latency_s, "llm_calls": outcome.llm_calls,
         "prompt_tokens": outcome.prompt_tokens, "completion_tokens": outcome.completion_tokens,
@@ -69,7 +80,7 @@ def score_item(item: EvalItem, outcome: Outcome, db: Database, settings: Setting
         **confidence_keys(outcome),
         "verifier_needed": bool((outcome.verifier or {}).get("needed")),
         "verifier_repaired": bool((outcome.verifier or {}).get("repaired")),
-        "usage": usage, "judge_usage": [c.to_dict() for c in judge_usage.calls],
+        "usage": usage,
     }
 
 
@@ -89,7 +100,6 @@ def score_boundary(item: EvalItem, outcome: Outcome, settings: Settings, *, conf
     ``item.expect`` is clarify, follow_up or refuse; only the kind of reply is scored (``kind_correct``), EX
     and soft F1 are None.
     """
-    usage = outcome.usage
     return {
         "qid": item.qid, "config": config, "db_id": item.db_id, "category": item.category or item.expect,
         "question": item.question, "gold_sql": None, "pred_sql": outcome.sql,
@@ -99,14 +109,5 @@ def score_boundary(item: EvalItem, outcome: Outcome, settings: Settings, *, conf
         "judge": None, "judge_correct": None, "judge_reason": "not run",
         "error_category": "correct" if outcome.kind == item.expect else f"kind_{outcome.kind}",
         "pred_error": None, "gold_error": None,
-        "status": outcome.status, "error": outcome.answer if outcome.status == "error" else None,
-        "latency_s": outcome.latency_s, "llm_calls": outcome.llm_calls,
-        "prompt_tokens": outcome.prompt_tokens, "completion_tokens": outcome.completion_tokens,
-        "cost_usd": round(settings.cost_usd(usage), 6),
-        "plan_source": outcome.plan_source, "candidates": outcome.candidates,
-        "judge_called": any(u.get("role") == "judge" for u in usage), "agreement": outcome.agreement,
-        **confidence_keys(outcome),
-        "verifier_needed": bool((outcome.verifier or {}).get("needed")),
-        "verifier_repaired": bool((outcome.verifier or {}).get("repaired")),
-        "usage": usage, "judge_usage": [],
+        **run_keys(outcome, settings), "judge_usage": [],
     }
