@@ -47,6 +47,11 @@ SHAPE_ROWS = 2
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
+def _number(text: str) -> str:
+    """A number's text without thousands separators, a trailing dot or leading zeros ("05" -> "5")."""
+    return text.replace(",", "").rstrip(".").lstrip("0") or "0"
+
+
 class DraftedQuestion(BaseModel):
     """Structured output of one back-translation call."""
 
@@ -62,8 +67,9 @@ def acceptable(question: str, sql: str = "") -> str | None:
     """Why a drafted question is unusable, or None when it is fine.
 
     Unusable: fewer than 3 or more than 45 words; SQL text; a number (a year, a day, a count, an amount) that
-    ``sql`` does not contain - a value the model took from elsewhere than the query, so the question asks
-    something the query does not answer. Thousands separators are ignored ("1,000" matches ``1000``).
+    ``sql`` does not hold as a number of its own - a value the model took from elsewhere than the query, so the
+    question asks something the query does not answer. Numbers compare whole, without thousands separators or
+    leading zeros ("1,000" matches ``1000``, "31" matches the day of ``'2025-10-31'``, "3" does not match ``300``).
     """
     words = question.split()
     if len(words) < 3 or len(words) > 45:
@@ -71,8 +77,8 @@ def acceptable(question: str, sql: str = "") -> str | None:
     if any(w.upper() in {"SELECT", "FROM", "WHERE", "JOIN"} for w in words[:3]) or "SELECT " in question.upper():
         return "SQL instead of a question"
     if sql:
-        named = sql.replace(",", "")
-        stray = [n for n in _NUMBER.findall(question) if n.replace(",", "").rstrip(".") not in named]
+        named = {_number(n) for n in _NUMBER.findall(sql.replace(",", " "))}
+        stray = [n for n in _NUMBER.findall(question) if _number(n) not in named]
         if stray:
             return f"a value the query does not name ({stray[0]})"
     return None

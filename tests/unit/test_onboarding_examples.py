@@ -95,6 +95,8 @@ def test_a_question_naming_a_value_the_sql_does_not_hold_is_left_out() -> None:
     top = "SELECT CUST_ID FROM ORD_TXN WHERE AMT > 1000 AND TXN_DT >= '2025-01-01' LIMIT 5"
     assert acceptable("Which 5 customers ordered more than 1,000 in 2025?", top) is None
     assert acceptable("Which 5 customers ordered more than 2,500 in 2025?", top)
+    assert acceptable("Which 3 customers ordered more than 1000?", top) == "a value the query does not name (3)"
+    assert acceptable("What was the total on 31 October 2025?", "SELECT SUM(AMT) FROM T WHERE D = '2025-10-31'") is None
     assert answer_shape(["CUST_ID", "AMT"], 1) == "columns CUST_ID, AMT; one row"
     assert answer_shape([], 0).endswith("no rows") and answer_shape(["X"], 2).endswith("several rows")
 
