@@ -14,7 +14,7 @@ from retrieval.enrichment import enrich
 
 
 def run_enrich(args: argparse.Namespace, settings: Settings) -> int:
-    """``nl2sql enrich [--database URL] [--out PATH] [--force]``: describe undocumented tables and columns.
+    """``nl2sql enrich [--database URL] [--out PATH] [--force] [--opaque-only]``: describe undocumented ones.
 
     ``args`` needs ``out`` (path or None: the default of :func:`default_enriched_path`, server databases in
     ``settings.state_dir``) and ``force``; ``args.database`` (optional) overrides the database URL. Starts
@@ -29,7 +29,8 @@ def run_enrich(args: argparse.Namespace, settings: Settings) -> int:
         ensure_local_server(settings)
     usage = UsageLog()
     report = enrich(db, LLMProvider(settings), out, usage=usage, model_name=settings.generator.model,
-                    force=bool(getattr(args, "force", False)), progress=not getattr(args, "quiet", False))
+                    force=bool(getattr(args, "force", False)), progress=not getattr(args, "quiet", False),
+                    opaque_only=bool(getattr(args, "opaque_only", False)))
     totals = usage.totals()
     print(f"Enriched '{db.key}' -> {out}: {len(report.tables_described)} table summaries, "
           f"{report.columns_described} column descriptions, {report.tables_skipped} tables already done; "

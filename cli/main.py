@@ -266,6 +266,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("enrich", cmd_enrich, "describe undocumented tables/columns with the LLM (reviewable YAML)")
     p.add_argument("--out", help="output YAML (default: <db>.enriched.yaml beside a SQLite file)")
     p.add_argument("--force", action="store_true", help="regenerate pending/rejected entries")
+    p.add_argument("--opaque-only", action="store_true",
+                   help="describe only tables and columns whose names say nothing (c14, t_03)")
     p.add_argument("--quiet", action="store_true")
     p = add("eval", cmd_eval, "evaluate configurations side by side (EX, LLM judge, soft F1, cost, latency)")
     p.add_argument("--dataset", choices=["demo", "spider", "file"], default="demo",

@@ -26,6 +26,7 @@ from database.connection import Database, format_cell
 from database.descriptions import VERSION, dump_enriched, load_enriched, write_atomic
 from database.schema_reader import format_sample_rows, read_schema
 from database.schema_types import ColumnInfo, TableInfo
+from knowledge.abbreviations import is_opaque_name
 from prompts import column_description, table_summary
 from retrieval.documents import clip_words, profile_hint
 
@@ -164,6 +165,7 @@ def enrich(
     metadata_path: Path | None = None,
     today: dt.date | None = None,
     on_table: Callable[[int, int, str], None] | None = None,
+    opaque_only: bool = False,
 ) -> EnrichReport:
     """Generate descriptions for the undocumented tables and columns of ``db`` into ``out_path`` (YAML).
 
@@ -174,6 +176,9 @@ def enrich(
     ``usage``; ``model_name`` and ``today`` (default: today) are the recorded provenance. A table whose call
     fails (LLMError) is recorded in ``report.errors`` and the run continues; the file is rewritten after
     each table that produced text. ``on_table(j, m, name)`` is called before table ``j`` of ``m`` (1-based).
+    ``opaque_only`` describes only the tables and columns whose names say nothing
+    (:func:`knowledge.abbreviations.is_opaque_name`: ``c14``, ``t_03``): on a wide warehouse that is the
+    fraction of the work where a description matters most (the other names read as words or abbreviations).
 
     Raises:
         ValueError: ``out_path`` exists but is not a valid enrichment file; database/catalog errors pass.
@@ -192,9 +197,11 @@ def enrich(
         key = names.get(table.name.lower(), table.name)
         spec = data["tables"].get(key) or {"description": None, "columns": {}}
         by_lower = {c.lower(): c for c in spec["columns"]}
-        want_table = not table.comment and _todo(spec["description"], force)
+        want_table = (not table.comment and _todo(spec["description"], force)
+                      and (not opaque_only or is_opaque_name(table.name)))
         want_cols = [c.name for c in table.columns
-                     if not c.comment and _todo(spec["columns"].get(by_lower.get(c.name.lower(), "")), force)]
+                     if not c.comment and _todo(spec["columns"].get(by_lower.get(c.name.lower(), "")), force)
+                     and (not opaque_only or is_opaque_name(c.name))]
         if not want_table and not want_cols:
             report.tables_skipped += 1
             continue

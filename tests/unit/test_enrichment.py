@@ -241,3 +241,25 @@ def test_cmd_enrich(db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert cmd_enrich(args, settings) == 0
     assert "1 table summaries, 6 column descriptions" in capsys.readouterr().out
     assert set(load_enriched(out)["tables"]) == {"desks", "trades"}
+
+
+OPAQUE_SCHEMA = """
+CREATE TABLE t_01 (STU_ID INTEGER PRIMARY KEY, LNAME TEXT, c3 INTEGER, c4 TEXT);
+INSERT INTO t_01 VALUES (1, 'Smith', 19, 'Boston'), (2, 'Jones', 21, 'Austin');
+"""
+
+
+def test_opaque_only_describes_names_that_say_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "wh.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(OPAQUE_SCHEMA)
+    conn.close()
+    fake = ScriptedChatModel(script=script())
+    out = tmp_path / "wh.enriched.yaml"
+    report, usage = _run(Database(f"sqlite:///{path}"), out, fake, opaque_only=True)
+    table = load_enriched(out)["tables"]["t_01"]
+    assert table["description"]["text"].startswith("Summary of t_01")  # "t_01" says nothing
+    assert set(table["columns"]) == {"c3", "c4"}  # STU_ID and LNAME read as words
+    assert report.columns_described == 2 and usage.totals()["llm_calls"] == 2
+    column_prompt = _user(fake.prompts[-1])
+    assert "19" in column_prompt and "Boston" in column_prompt  # the values are what tells c3 and c4 apart
