@@ -121,12 +121,13 @@ def usable(entry: dict[str, Any] | None, use_drafts: bool = False) -> bool:
     return use_drafts or entry["status"] != "pending"
 
 
-def merge_enriched(tables: list[TableInfo], enriched: dict[str, Any], *, use_drafts: bool = False) -> None:
+def merge_enriched(tables: list[TableInfo], enriched: dict[str, Any], *, use_drafts: bool = False,
+                   table_descriptions: bool = True) -> None:
     """Fill missing table/column comments in place from :func:`load_enriched` output.
 
     Names match case-insensitively; existing comments always win. Approved and edited entries are used,
     pending ones (drafts nobody reviewed yet) only with ``use_drafts`` (the setting ``knowledge.use_drafts``),
-    rejected ones never (:func:`usable`).
+    rejected ones never (:func:`usable`). ``table_descriptions=False`` fills column comments only.
     """
     specs = {name.lower(): spec for name, spec in enriched.get("tables", {}).items()}
     for table in tables:
@@ -134,7 +135,7 @@ def merge_enriched(tables: list[TableInfo], enriched: dict[str, Any], *, use_dra
         if not spec:
             continue
         desc = spec.get("description")
-        if not table.comment and desc and usable(desc, use_drafts):
+        if table_descriptions and not table.comment and desc and usable(desc, use_drafts):
             table.comment = desc["text"]
         columns = {name.lower(): entry for name, entry in spec.get("columns", {}).items()}
         for col in table.columns:

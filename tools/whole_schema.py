@@ -7,14 +7,21 @@ join, value and insight hints. A second schema representation makes the candidat
 which is what a vote over execution results needs (MCS-SQL, Lee et al. 2024, varies the schema given to each
 prompt for the same reason). The listing is stable per database, so the server's prompt cache keeps it after
 the first question.
+
+The listing is the database's own text (its comments and the human metadata file) plus, when an enrichment file
+is given, the column descriptions it may use (approved or edited; drafts only with ``knowledge.use_drafts``):
+on a warehouse whose columns are named ``c14`` they are the only words that say what a column holds. Table
+summaries stay out (80-150 words each would double the listing).
 """
 
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 from core.settings import Settings
 from database.connection import Database
+from database.descriptions import default_enriched_path, load_enriched, merge_enriched
 from database.schema_reader import format_sample_rows, read_schema, table_ddl
 from prompts import baseline as prompt
 
@@ -24,34 +31,45 @@ SAMPLE_ROWS = 3
 CHARS_PER_TOKEN = 3.5
 """Characters per prompt token used to estimate the listing's size (code-like text on Qwen's tokenizer)."""
 
-_LISTINGS: dict[str, str] = {}
+_LISTINGS: dict[tuple[str, str, bool, int], str] = {}
 _LOCK = threading.Lock()
 
 
-def whole_schema_listing(db: Database) -> str:
-    """Every table of ``db`` as DDL plus ``SAMPLE_ROWS`` rows in a comment, blank-line separated (cached per key).
+def whole_schema_listing(db: Database, *, enriched_path: Path | None = None, use_drafts: bool = False) -> str:
+    """Every table of ``db`` as DDL plus ``SAMPLE_ROWS`` rows in a comment, blank-line separated.
 
-    Reads the stored schema and rows only (no enrichment file), so the text depends on the database alone.
-    Raises what :func:`database.schema_reader.read_schema` raises when the database cannot be read.
+    Reads the stored schema and rows; with ``enriched_path`` (an existing enrichment file) a column without a
+    comment gets its usable description there (:func:`database.descriptions.merge_enriched`, column
+    descriptions only). Cached per database key, file and its modification time, so an approved review shows
+    in the next question. Raises what :func:`database.schema_reader.read_schema` raises when the database
+    cannot be read and ValueError for a malformed enrichment file.
     """
+    stamp = enriched_path.stat().st_mtime_ns if enriched_path is not None and enriched_path.is_file() else 0
+    key = (db.key, str(enriched_path) if stamp else "", use_drafts and bool(stamp), stamp)
     with _LOCK:
-        if db.key not in _LISTINGS:
+        if key not in _LISTINGS:
+            tables = read_schema(db, sample_rows=SAMPLE_ROWS, use_enriched=False)
+            if stamp:
+                assert enriched_path is not None
+                merge_enriched(tables, load_enriched(enriched_path), use_drafts=use_drafts, table_descriptions=False)
             blocks = []
-            for table in read_schema(db, sample_rows=SAMPLE_ROWS, use_enriched=False):
+            for table in tables:
                 rows = format_sample_rows(table, SAMPLE_ROWS)
                 blocks.append(table_ddl(table, db.dialect) + (f"\n/* {SAMPLE_ROWS} rows:\n{rows}\n*/" if rows else ""))
-            _LISTINGS[db.key] = "\n\n".join(blocks)
-        return _LISTINGS[db.key]
+            _LISTINGS[key] = "\n\n".join(blocks)
+        return _LISTINGS[key]
 
 
-def whole_schema_system(db: Database, max_tokens: int) -> str | None:
+def whole_schema_system(db: Database, max_tokens: int, *, enriched_path: Path | None = None,
+                        use_drafts: bool = False) -> str | None:
     """The single-shot system prompt over the whole schema, or None when it would exceed ``max_tokens`` (estimated).
 
     A warehouse with hundreds of tables does not fit a small model's context; the agent's linked listing is the
     only schema such a database gets. None also when the schema cannot be read (the other candidates go on).
+    ``enriched_path`` and ``use_drafts``: see :func:`whole_schema_listing`.
     """
     try:
-        listing = whole_schema_listing(db)
+        listing = whole_schema_listing(db, enriched_path=enriched_path, use_drafts=use_drafts)
     except Exception:  # noqa: BLE001 - an unreadable schema only drops this candidate
         return None
     if not listing or len(listing) / CHARS_PER_TOKEN > max_tokens:
@@ -63,8 +81,11 @@ def planned_whole_schema(settings: Settings, db: Database) -> str | None:
     """The whole-schema system prompt when the candidate list has a ``whole_schema`` candidate and it fits.
 
     Fits: :func:`whole_schema_system` under ``generation.consistency.whole_schema_max_tokens``. None otherwise;
-    the generator and the warm-up both ask here.
+    the generator and the warm-up both ask here. The listing carries the database's enrichment file
+    (:func:`database.descriptions.default_enriched_path`) under ``knowledge.use_drafts``.
     """
     if not any(spec.strategy == "whole_schema" for spec in settings.candidate_specs()):
         return None
-    return whole_schema_system(db, settings.generation.consistency.whole_schema_max_tokens)
+    return whole_schema_system(db, settings.generation.consistency.whole_schema_max_tokens,
+                               enriched_path=default_enriched_path(db, settings.state_dir),
+                               use_drafts=settings.knowledge.use_drafts)
