@@ -96,7 +96,8 @@ def summary(report: OnboardingReport, db_key: str) -> str:
 
 
 def run_onboard(args: argparse.Namespace, settings: Settings) -> int:
-    """``nl2sql onboard [--database URL] [--log FILE] [--draft-examples N] [--use-drafts] [--restart]``.
+    """``nl2sql onboard [--database URL] [--log FILE] [--draft-examples N] [--opaque-only] [--use-drafts]
+    [--restart]``.
 
     ``--use-drafts`` turns ``knowledge.use_drafts`` on for this command, whose last action is then indexing the
     database with the drafted descriptions. Returns 0, or 1 when a step ended incomplete (rerun to retry it) or
@@ -126,7 +127,8 @@ def run_onboard(args: argparse.Namespace, settings: Settings) -> int:
         raise ConfigurationError("--draft-examples must be 0 or more", remedy="Give a count, e.g. --draft-examples 60.")
     job = OnboardingJob.from_settings(settings, db, LLMProvider(settings), log=log, log_name=args.log,
                                       examples=examples, ensure_model=start_model, progress=ProgressPrinter(),
-                                      example_limit=getattr(args, "draft_examples", 0))
+                                      example_limit=getattr(args, "draft_examples", 0),
+                                      opaque_only=bool(getattr(args, "opaque_only", False)))
     report = run_onboarding(job, restart=args.restart)
     print(summary(report, db.key))
     failed = any(s.status == "incomplete" for s in report.steps)
@@ -163,6 +165,9 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser,
     p.add_argument("--draft-examples", type=int, default=0, metavar="N",
                    help="with --log: also draft up to N few-shot examples, a question for each logged statement "
                         "(one model call each; off by default: no measured gain on the bare demo)")
+    p.add_argument("--opaque-only", action="store_true",
+                   help="describe only tables and columns whose names say nothing (c14, t_03); the other names "
+                        "read as words or abbreviations")
     p.add_argument("--use-drafts", action="store_true",
                    help="use the drafts before review (knowledge.use_drafts) and index them now")
     p.add_argument("--restart", action="store_true", help="redo every step instead of resuming")

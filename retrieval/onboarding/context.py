@@ -66,6 +66,9 @@ class OnboardingJob:
         min_count: a mined join, filter or aggregate is proposed when seen at least this often in the log.
         examples_path: the examples file the examples drafted from the log are appended to (None: no file can
             be placed, a server database without ``examples_path``).
+        opaque_only: the ``describe`` step drafts descriptions only for tables and columns whose names say
+            nothing (``c14``; :func:`knowledge.abbreviations.is_opaque_name`), the rest read as words or
+            abbreviations; a wide warehouse is described in a fraction of the model time.
         example_limit: at most this many log statements are turned into drafted examples per run (0, the
             default: the step is off; on the bare demo it added no measured accuracy, see docs/onboarding.md).
         ensure_model: called once before the first step that needs the model runs (starts a local server).
@@ -87,6 +90,7 @@ class OnboardingJob:
     min_count: int = 2
     examples_path: Path | None = None
     example_limit: int = 0
+    opaque_only: bool = False
     ensure_model: Callable[[], None] | None = None
     progress: ProgressFn | None = None
     today: dt.date | None = None

@@ -51,7 +51,7 @@ def run_describe(run: StepRun) -> StepOutcome:
     job = run.job
     report = enrich(job.db, job.llms, job.enriched_path, usage=run.usage, progress=False,
                     model_name=job.model_name, sensitive_patterns=job.sensitive_patterns, today=job.today,
-                    on_table=run.item)
+                    on_table=run.item, opaque_only=job.opaque_only)
     errors = [f"{table}: {error}" for table, error in sorted(report.errors.items())]
     note = (f"{len(report.tables_described)} table and {report.columns_described} column descriptions drafted; "
             f"{report.tables_skipped} tables had nothing left to describe")
@@ -73,6 +73,12 @@ def run_draft_metrics(run: StepRun) -> StepOutcome:
     rejected = [f"draft {name!r} left out: {why}" for name, why in report.rejected]
     return StepOutcome(items=len(added), result={"added": [r.id for r in added], "left_out": rejected},
                        note=f"{len(added)} metric/rule records drafted, {len(rejected)} drafts left out")
+
+
+def describe_inputs(job: OnboardingJob) -> str:
+    """``"opaque"`` or ``"all"``: the describe step's scope (a changed scope redoes it; entries already written
+    are kept, so widening it describes only the rest)."""
+    return "opaque" if job.opaque_only else "all"
 
 
 def log_fingerprint(job: OnboardingJob) -> str:
@@ -119,7 +125,8 @@ STEPS: tuple[Step, ...] = (
          "date, code-like and key columns, find candidate joins where no foreign key is declared",
          needs_model=False, uses=(), run=run_profile),
     Step("describe", "draft descriptions of undocumented tables and columns (batched model calls, resumable per "
-         "table) into the enrichment file, pending", needs_model=True, uses=(), run=run_describe),
+         "table; with --opaque-only only names that say nothing, such as c14) into the enrichment file, pending",
+         needs_model=True, uses=(), run=run_describe, inputs=describe_inputs),
     Step("draft_records", "draft enum records for code-like columns and synonym records for abbreviated names, "
          "pending", needs_model=False, uses=("profile",), run=run_draft_records),
     Step("draft_metrics", "draft metric and rule records with the model, checked, pending", needs_model=True,

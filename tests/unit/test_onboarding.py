@@ -192,3 +192,11 @@ def test_state_file_is_json_and_a_bad_one_starts_over(bare: Settings) -> None:  
     assert [p.name for p in job.state_path.parent.iterdir()] == ["shop.json"]  # atomic: no temp files left
     job.state_path.write_text("{broken")
     assert {s.status for s in run_onboarding(make_job(bare)).steps} <= {"done", "skipped"}
+
+
+def test_opaque_only_describes_no_readable_name_and_widening_redoes_describe(bare: Settings) -> None:  # noqa: F811
+    narrow = run_onboarding(make_job(bare, opaque_only=True))
+    describe = narrow.steps[1]
+    assert describe.status == "done" and describe.llm_calls == 0  # CUST_NM, SEG, ORD_DT all read as words
+    wide = run_onboarding(make_job(bare))
+    assert wide.steps[1].status == "done" and wide.steps[1].llm_calls == 5  # the scope changed: described now
