@@ -96,8 +96,10 @@ def summary(report: OnboardingReport, db_key: str) -> str:
 
 
 def run_onboard(args: argparse.Namespace, settings: Settings) -> int:
-    """``nl2sql onboard [--database URL] [--log FILE] [--draft-examples N] [--opaque-only] [--use-drafts]
-    [--restart]``.
+    """``nl2sql onboard``: run the onboarding steps on the database and print the summary.
+
+    Options: ``--database URL``, ``--log FILE``, ``--draft-examples N``, ``--opaque-only``, ``--use-drafts``,
+    ``--restart``.
 
     ``--use-drafts`` turns ``knowledge.use_drafts`` on for this command, whose last action is then indexing the
     database with the drafted descriptions. Returns 0, or 1 when a step ended incomplete (rerun to retry it) or

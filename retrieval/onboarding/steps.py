@@ -76,8 +76,10 @@ def run_draft_metrics(run: StepRun) -> StepOutcome:
 
 
 def describe_inputs(job: OnboardingJob) -> str:
-    """``"opaque"`` or ``"all"``: the describe step's scope (a changed scope redoes it; entries already written
-    are kept, so widening it describes only the rest)."""
+    """The describe step's scope, ``"opaque"`` or ``"all"``.
+
+    A changed scope redoes the step; entries already written are kept, so widening it describes only the rest.
+    """
     return "opaque" if job.opaque_only else "all"
 
 
