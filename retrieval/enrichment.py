@@ -3,7 +3,7 @@
 :func:`enrich` asks the generator model for an 80-150 word summary of each table without documentation
 (from its name, columns, types, keys and five masked sample rows) and for one short description of each
 column without a comment (one call per table, returning a list; wide tables in batches of
-:data:`COLUMN_BATCH`). Human comments (database comments, the metadata YAML) are never overwritten: only
+:data:`COLUMN_BATCH`), shown beside the table's sample rows and its foreign-key neighbours. Human comments (database comments, the metadata YAML) are never overwritten: only
 gaps are described, and :func:`database.descriptions.merge_enriched` fills only gaps. The output is the
 reviewable enrichment file described in :mod:`database.descriptions` (diff-friendly, written atomically after
 each table, so a crash loses nothing; tables and columns sorted).
@@ -26,7 +26,7 @@ from database.connection import Database, format_cell
 from database.descriptions import VERSION, dump_enriched, load_enriched, write_atomic
 from database.schema_reader import format_sample_rows, read_schema
 from database.schema_types import ColumnInfo, TableInfo
-from knowledge.abbreviations import is_opaque_name
+from knowledge.abbreviations import expand_name, is_opaque_name
 from prompts import column_description, table_summary
 from retrieval.documents import clip_words, profile_hint
 
@@ -35,6 +35,12 @@ COLUMN_BATCH = 8
 ENRICH_MAX_TOKENS = 900
 """Completion cap for one enrichment call: a 150-word summary or 8 column descriptions, as JSON."""
 SAMPLE_ROWS = 5
+PROMPT_ROWS = 3
+"""Sample rows shown in a column-description prompt (the described columns beside their neighbours)."""
+ROW_COLUMNS = 12
+"""At most this many columns in those rows, so a wide table's batch stays within the model's context."""
+LINKED_COLUMNS = 8
+"""Column names shown for each table linked to the described one by a foreign key."""
 
 
 class TableSummary(BaseModel):
@@ -113,15 +119,65 @@ def _summary_prompt(table: TableInfo, dialect: str) -> list[Any]:
                 table_summary.USER.format(table=table.name, columns=cols, keys=keys, rows=rows))
 
 
-def _columns_prompt(table: TableInfo, names: list[str], dialect: str) -> list[Any]:
+def _reading(name: str) -> str:
+    """``name`` followed by its plain-words reading when it has one: ``"CUST_NM (customer name)"``."""
+    words = expand_name(name)
+    return f"{name} ({words})" if words else name
+
+
+def _links(table: TableInfo, tables: list[TableInfo]) -> str:
+    """The tables joined to ``table`` by declared foreign keys, each with its first columns, one per line.
+
+    Outgoing keys read ``c3 -> PPL.ID``, incoming ones ``<- RSRV.c5``; each linked table is shown once with up
+    to :data:`LINKED_COLUMNS` of its column names (and readings), so an opaque key column's meaning can be read
+    from what it points at. "(none declared)" when there is none.
+    """
+    by_name = {t.name.lower(): t for t in tables}
+    joins: dict[str, list[str]] = {}
+    for fk in table.foreign_keys:
+        joins.setdefault(fk.ref_table.lower(), []).append(
+            f"{', '.join(fk.columns)} -> {fk.ref_table}.{', '.join(fk.ref_columns)}")
+    for other in tables:
+        for fk in other.foreign_keys:
+            if fk.ref_table.lower() == table.name.lower() and other is not table:
+                joins.setdefault(other.name.lower(), []).append(f"<- {other.name}.{', '.join(fk.columns)}")
+    lines = []
+    for key, how in joins.items():
+        linked = by_name.get(key)
+        cols = ", ".join(_reading(c.name) for c in linked.columns[:LINKED_COLUMNS]) if linked else ""
+        name = _reading(linked.name) if linked else key
+        lines.append(f"- {name}: {'; '.join(how)}" + (f" (columns: {cols})" if cols else ""))
+    return "\n" + "\n".join(lines) if lines else "(none declared)"
+
+
+def _rows(table: TableInfo, names: list[str]) -> str:
+    """:data:`PROMPT_ROWS` sample rows of ``table`` restricted to ``names`` and their neighbours.
+
+    At most :data:`ROW_COLUMNS` columns: the described ones plus the table's other columns in order (keys and
+    readable names give the context). "(no rows)" for an empty table.
+    """
+    if not table.sample_rows:
+        return "(no rows)"
+    wanted = {n.lower() for n in names}
+    others = [c.name for c in table.columns if c.name.lower() not in wanted]
+    keep = {n.lower() for n in names} | {n.lower() for n in others[: max(0, ROW_COLUMNS - len(names))]}
+    view = dataclasses.replace(table, sample_rows=[{k: v for k, v in row.items() if k.lower() in keep}
+                                                   for row in table.sample_rows])
+    return format_sample_rows(view, PROMPT_ROWS) or "(no rows)"
+
+
+def _columns_prompt(table: TableInfo, names: list[str], dialect: str,
+                    tables: list[TableInfo] | None = None) -> list[Any]:
     user = column_description.USER.format(
-        table=table.name, about=clip_words(table.comment or "(undocumented)", 60),
-        all_columns=", ".join(c.name for c in table.columns), columns=_column_lines(table, names))
+        table=_reading(table.name), about=clip_words(table.comment or "(undocumented)", 60),
+        links=_links(table, tables or [table]), rows=_rows(table, names),
+        all_columns=", ".join(_reading(c.name) for c in table.columns), columns=_column_lines(table, names))
     return chat(column_description.SYSTEM.format(dialect=dialect), user)
 
 
 def _describe_columns(llms: LLMProvider, table: TableInfo, batch: list[str], dialect: str,
-                      usage: UsageLog) -> tuple[list[ColumnDescription], LLMError | None]:
+                      usage: UsageLog, tables: list[TableInfo] | None = None,
+                      ) -> tuple[list[ColumnDescription], LLMError | None]:
     """The model's descriptions of the columns ``batch`` of ``table``, and the last failure (None: none).
 
     One call for the batch; when it fails (a malformed reply, or a reply that runs into
@@ -130,7 +186,7 @@ def _describe_columns(llms: LLMProvider, table: TableInfo, batch: list[str], dia
     one-column batch fails or no column of the batch could be described.
     """
     try:
-        return invoke_structured(llms, "generator", _columns_prompt(table, batch, dialect), ColumnDescriptions,
+        return invoke_structured(llms, "generator", _columns_prompt(table, batch, dialect, tables), ColumnDescriptions,
                                  usage, max_tokens=ENRICH_MAX_TOKENS).columns, None
     except LLMError:
         if len(batch) == 1:
@@ -139,7 +195,7 @@ def _describe_columns(llms: LLMProvider, table: TableInfo, batch: list[str], dia
     failed: LLMError | None = None
     for name in batch:
         try:
-            described += invoke_structured(llms, "generator", _columns_prompt(table, [name], dialect),
+            described += invoke_structured(llms, "generator", _columns_prompt(table, [name], dialect, tables),
                                            ColumnDescriptions, usage, max_tokens=ENRICH_MAX_TOKENS).columns
         except LLMError as exc:
             failed = exc
@@ -219,7 +275,7 @@ def enrich(
                 report.tables_described.append(table.name)
             for i in range(0, len(want_cols), COLUMN_BATCH):
                 batch = want_cols[i : i + COLUMN_BATCH]
-                described, failed = _describe_columns(llms, table, batch, db.dialect, usage)
+                described, failed = _describe_columns(llms, table, batch, db.dialect, usage, tables)
                 if failed is not None:
                     report.errors[table.name] = str(failed)
                 wanted = {n.lower(): n for n in batch}

@@ -263,3 +263,30 @@ def test_opaque_only_describes_names_that_say_nothing(tmp_path: Path) -> None:
     assert report.columns_described == 2 and usage.totals()["llm_calls"] == 2
     column_prompt = _user(fake.prompts[-1])
     assert "19" in column_prompt and "Boston" in column_prompt  # the values are what tells c3 and c4 apart
+
+
+def test_column_prompt_shows_rows_links_and_readings(db: Database, tmp_path: Path) -> None:
+    fake = ScriptedChatModel(script=script())
+    _run(db, tmp_path / "out.yaml", fake)
+    columns = [_user(p) for p in fake.prompts if "Describe these columns" in _user(p)]
+    trades = next(p for p in columns if p.startswith("Table: trades"))
+    desks = next(p for p in columns if p.startswith("Table: desks"))
+    # the described columns are shown in rows beside their neighbours (masked as everywhere)
+    rows = trades.split("Sample rows:", 1)[1].split("Describe these columns", 1)[0]
+    assert "trade_id | desk_id | px | qty | trade_dt | client_email" in rows and "101.5 | 10 | 2024-01-02" in rows
+    assert "alice@fund.example" not in trades
+    # foreign-key neighbours both ways, with their columns
+    assert "- desks: desk_id -> desks.desk_id (columns: desk_id, desk_nm (desk name))" in trades
+    assert "<- trades.desk_id" in desks and "trade_dt (trade date)" in desks
+    assert "(none declared)" not in trades
+
+
+def test_rows_keep_the_described_columns_of_a_wide_table() -> None:
+    from database.schema_types import ColumnInfo, TableInfo
+
+    names = [f"c{i}" for i in range(30)]
+    table = TableInfo(name="t_01", columns=[ColumnInfo(name=n, type="INTEGER") for n in names],
+                      sample_rows=[{n: i for i, n in enumerate(names)}])
+    header = enrichment._rows(table, ["c25", "c29"]).splitlines()[0].split(" | ")
+    assert len(header) == enrichment.ROW_COLUMNS and {"c25", "c29", "c0"} <= set(header)
+    assert enrichment._links(table, [table]) == "(none declared)"
