@@ -14,7 +14,11 @@ A draft's score is the sum of the values of the columns it touches (a record's `
 ``TABLE.COLUMN`` names in its SQL and filters, or in its definition when it has neither columns nor SQL; a
 column description its column), or, when it
 touches no column, of its tables (a table description, a record with only ``tables``), or 1; an example drafted
-from the log scores the mean value of the columns its SQL reads. The queue is
+from the log scores the mean value of the columns its SQL reads. The description of a table or column whose name
+says nothing (``c14``, ``t_03``: :func:`knowledge.abbreviations.is_opaque_name`) scores :data:`OPAQUE_FACTOR`
+times its value: it is the only text that tells the model what such a column holds, and the model's drafts of
+them are the least reliable (about half named the right property on the abbreviated wide copies, 2026-11-28),
+so a wrong one misleads as much as a missing one. The queue is
 sorted by score, highest first, then by key. The step stores the per-name counts ``[W, E, J]``; the queue
 itself is read again from the knowledge, enrichment and examples files whenever it is shown, so reviewed drafts
 drop out of it.
@@ -29,6 +33,7 @@ from typing import Any, Literal
 
 from database.descriptions import load_enriched
 from database.guard import sqlglot_dialect
+from knowledge.abbreviations import is_opaque_name
 from knowledge.files import load_knowledge
 from knowledge.records import KnowledgeRecord
 from retrieval.examples_store import PENDING, load_examples_file
@@ -37,6 +42,9 @@ from retrieval.onboarding.usage import count_references, references, schema_of
 
 WEIGHTS = (3, 2, 1)
 """Multipliers of ``W`` (query log), ``E`` (examples) and ``J`` (joins) in a column's value."""
+
+OPAQUE_FACTOR = 2
+"""Multiplier of the score of a description whose table or column name says nothing."""
 
 _NAME = re.compile(r"\b(\w+)\.(\w+)\b")
 
@@ -161,6 +169,8 @@ def review_queue(weights: dict[str, dict[str, list[int]]], *, knowledge_path: Pa
             name = f"{table}.{column}" if column else table
             known = columns.get(name.lower()) if column else tables.get(name.lower())
             score = _score([known], weights["columns" if column else "tables"]) if known else 1.0
+            if is_opaque_name(column or table):
+                score *= OPAQUE_FACTOR
             items.append(QueueItem(key=f"{'column' if column else 'table'}:{name}", kind="description",
                                    type="column" if column else "table", title=f"description of {name}",
                                    text=entry["text"], score=score, table=table, column=column,

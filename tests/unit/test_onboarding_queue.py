@@ -43,22 +43,22 @@ def test_queue_scores_and_orders_every_pending_draft(tmp_path: Path) -> None:
     kpath, epath = _files(tmp_path)
     queue = review_queue(WEIGHTS, knowledge_path=kpath, enriched_path=epath)
     assert [(i.key, i.score) for i in queue] == [
-        ("table:T", 17.0),          # 3*4 + 2*1 + 2 + 1
+        ("table:T", 34.0),          # 3*4 + 2*1 + 2 + 1, twice: the name "T" says nothing
+        ("column:T.A", 20.0),       # 10, twice
+        ("column:U.C", 14.0),
         ("record:m_ab", 12.0),      # T.A (10) + T.B (2)
-        ("column:T.A", 10.0),
-        ("column:U.C", 7.0),
         ("record:term_u", 7.0),     # no column: its table U
         ("record:syn_b", 2.0),
     ]  # the approved record and the approved description are not in it
-    assert queue[1].touches == ["T.A", "T.B"] and queue[0].kind == "description"
+    assert queue[3].touches == ["T.A", "T.B"] and queue[0].kind == "description"
     assert review_queue(WEIGHTS, knowledge_path=tmp_path / "none.yaml", enriched_path=None) == []
 
 
 def test_bulk_review_writes_to_the_sources(tmp_path: Path) -> None:
     kpath, epath = _files(tmp_path)
     queue = review_queue(WEIGHTS, knowledge_path=kpath, enriched_path=epath)
-    assert review_drafts(queue[:3], "approved", knowledge_path=kpath, enriched_path=epath) == 3
-    assert review_drafts(queue[3:4], "rejected", knowledge_path=kpath, enriched_path=epath) == 1
+    assert review_drafts([queue[0], queue[1], queue[3]], "approved", knowledge_path=kpath, enriched_path=epath) == 3
+    assert review_drafts(queue[2:3], "rejected", knowledge_path=kpath, enriched_path=epath) == 1
     kb, enriched = load_knowledge(kpath), load_enriched(epath)["tables"]
     assert kb.get("m_ab").status == "approved" and kb.get("syn_b").status == "pending"  # type: ignore[union-attr]
     assert enriched["T"]["description"]["status"] == "approved" and enriched["T"]["columns"]["A"]["status"] == "approved"
@@ -91,3 +91,13 @@ def test_the_log_and_examples_move_their_columns_up(bare: Settings) -> None:  # 
     assert scores["column:ORD_TXN.AMT"] == value([4, 0, 0]) == 13
     assert scores["column:CUST_MSTR.SEG"] == value([0, 1, 0]) == 3
     assert scores["column:ORD_TXN.CUST_ID"] == value([2, 0, 1]) == 8  # two log joins, one found join
+
+
+def test_descriptions_of_names_that_say_nothing_come_first(tmp_path: Path) -> None:
+    weights = {"columns": {"CUST.CUST_NM": [0, 1, 0], "CUST.c7": [0, 1, 0]}, "tables": {"CUST": [0, 0, 0]}}
+    epath = tmp_path / "e.yaml"
+    epath.write_text(yaml.safe_dump({"version": 1, "tables": {"CUST": {"columns": {
+        "CUST_NM": {"text": "Customer name", "status": "pending"},
+        "c7": {"text": "Probably an amount", "status": "pending"}}}}}))
+    queue = review_queue(weights, knowledge_path=None, enriched_path=epath)
+    assert [(i.key, i.score) for i in queue] == [("column:CUST.c7", 6.0), ("column:CUST.CUST_NM", 3.0)]
