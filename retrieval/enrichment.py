@@ -21,26 +21,18 @@ from typing import Any
 from pydantic import BaseModel, Field
 from tqdm import tqdm
 
-from core.llm import LLMError, LLMProvider, UsageLog, chat, invoke_structured
-from database.connection import Database, format_cell
+from core.llm import LLMError, LLMProvider, UsageLog, invoke_structured
+from database.connection import Database
 from database.descriptions import VERSION, dump_enriched, load_enriched, write_atomic
-from database.schema_reader import format_sample_rows, read_schema
-from database.schema_types import ColumnInfo, TableInfo
-from knowledge.abbreviations import expand_name, is_opaque_name
-from prompts import column_description, table_summary
-from retrieval.documents import clip_words, profile_hint
+from database.schema_reader import read_schema
+from database.schema_types import TableInfo
+from knowledge.abbreviations import is_opaque_name
+from retrieval.enrichment_prompts import SAMPLE_ROWS, columns_prompt, echoes, summary_prompt
 
 COLUMN_BATCH = 8
 """At most this many columns per LLM call, so the JSON reply fits the generator's ``max_tokens``."""
 ENRICH_MAX_TOKENS = 900
 """Completion cap for one enrichment call: a 150-word summary or 8 column descriptions, as JSON."""
-SAMPLE_ROWS = 5
-PROMPT_ROWS = 3
-"""Sample rows shown in a column-description prompt (the described columns beside their neighbours)."""
-ROW_COLUMNS = 12
-"""At most this many columns in those rows, so a wide table's batch stays within the model's context."""
-LINKED_COLUMNS = 8
-"""Column names shown for each table linked to the described one by a foreign key."""
 
 
 class TableSummary(BaseModel):
@@ -83,96 +75,10 @@ def _todo(entry: dict[str, Any] | None, force: bool) -> bool:
     return entry is None or (force and entry["status"] in ("pending", "rejected"))
 
 
-def _facts(table: TableInfo, col: ColumnInfo) -> str:
-    """Profile hint, numeric range and foreign-key target of ``col`` ("; "-separated, may be "")."""
-    parts = [profile_hint(col, 5)]
-    prof = col.profile
-    if prof is not None and prof.kind == "number" and prof.min is not None and not prof.masked:
-        parts.append(f"range {format_cell(prof.min)}..{format_cell(prof.max)}")
-    parts += [f"-> {fk.ref_table}.{ref}" for fk in table.foreign_keys
-              for own, ref in zip(fk.columns, fk.ref_columns, strict=False) if own == col.name]
-    return "; ".join(p for p in parts if p)
-
-
-def _column_lines(table: TableInfo, names: list[str]) -> str:
-    lines = []
-    for name in names:
-        col = table.column(name)
-        assert col is not None
-        values = list(dict.fromkeys(format_cell(r.get(col.name), 30) for r in table.sample_rows))[:3]
-        parts = [f"- {col.name} {col.type or '(no type)'}", _facts(table, col), ", ".join(values)]
-        lines.append(" | ".join(p for p in parts if p))
-    return "\n".join(lines)
-
-
-def _summary_prompt(table: TableInfo, dialect: str) -> list[Any]:
-    cols = "\n".join(
-        f"- {c.name} {c.type}" + (f" -- {c.comment}" if c.comment else "")
-        + (f" | {facts}" if (facts := profile_hint(c, 5)) else "")
-        for c in table.columns
-    )
-    keys = f"Primary key: {', '.join(table.primary_key)}\n" if table.primary_key else ""
-    keys += "".join(f"Foreign key: {', '.join(fk.columns)} -> {fk.ref_table}({', '.join(fk.ref_columns)})\n"
-                    for fk in table.foreign_keys)
-    rows = format_sample_rows(table, SAMPLE_ROWS) or "(no rows)"
-    return chat(table_summary.SYSTEM.format(dialect=dialect),
-                table_summary.USER.format(table=table.name, columns=cols, keys=keys, rows=rows))
-
-
-def _reading(name: str) -> str:
-    """``name`` followed by its plain-words reading when it has one: ``"CUST_NM (customer name)"``."""
-    words = expand_name(name)
-    return f"{name} ({words})" if words else name
-
-
-def _links(table: TableInfo, tables: list[TableInfo]) -> str:
-    """The tables joined to ``table`` by declared foreign keys, each with its first columns, one per line.
-
-    Outgoing keys read ``c3 -> PPL.ID``, incoming ones ``<- RSRV.c5``; each linked table is shown once with up
-    to :data:`LINKED_COLUMNS` of its column names (and readings), so an opaque key column's meaning can be read
-    from what it points at. "(none declared)" when there is none.
-    """
-    by_name = {t.name.lower(): t for t in tables}
-    joins: dict[str, list[str]] = {}
-    for fk in table.foreign_keys:
-        joins.setdefault(fk.ref_table.lower(), []).append(
-            f"{', '.join(fk.columns)} -> {fk.ref_table}.{', '.join(fk.ref_columns)}")
-    for other in tables:
-        for fk in other.foreign_keys:
-            if fk.ref_table.lower() == table.name.lower() and other is not table:
-                joins.setdefault(other.name.lower(), []).append(f"<- {other.name}.{', '.join(fk.columns)}")
-    lines = []
-    for key, how in joins.items():
-        linked = by_name.get(key)
-        cols = ", ".join(_reading(c.name) for c in linked.columns[:LINKED_COLUMNS]) if linked else ""
-        name = _reading(linked.name) if linked else key
-        lines.append(f"- {name}: {'; '.join(how)}" + (f" (columns: {cols})" if cols else ""))
-    return "\n" + "\n".join(lines) if lines else "(none declared)"
-
-
-def _rows(table: TableInfo, names: list[str]) -> str:
-    """:data:`PROMPT_ROWS` sample rows of ``table`` restricted to ``names`` and their neighbours.
-
-    At most :data:`ROW_COLUMNS` columns: the described ones plus the table's other columns in order (keys and
-    readable names give the context). "(no rows)" for an empty table.
-    """
-    if not table.sample_rows:
-        return "(no rows)"
-    wanted = {n.lower() for n in names}
-    others = [c.name for c in table.columns if c.name.lower() not in wanted]
-    keep = {n.lower() for n in names} | {n.lower() for n in others[: max(0, ROW_COLUMNS - len(names))]}
-    view = dataclasses.replace(table, sample_rows=[{k: v for k, v in row.items() if k.lower() in keep}
-                                                   for row in table.sample_rows])
-    return format_sample_rows(view, PROMPT_ROWS) or "(no rows)"
-
-
-def _columns_prompt(table: TableInfo, names: list[str], dialect: str,
-                    tables: list[TableInfo] | None = None) -> list[Any]:
-    user = column_description.USER.format(
-        table=_reading(table.name), about=clip_words(table.comment or "(undocumented)", 60),
-        links=_links(table, tables or [table]), rows=_rows(table, names),
-        all_columns=", ".join(_reading(c.name) for c in table.columns), columns=_column_lines(table, names))
-    return chat(column_description.SYSTEM.format(dialect=dialect), user)
+def _ask(llms: LLMProvider, table: TableInfo, names: list[str], dialect: str, usage: UsageLog,
+         tables: list[TableInfo] | None) -> list[ColumnDescription]:
+    return invoke_structured(llms, "generator", columns_prompt(table, names, dialect, tables), ColumnDescriptions,
+                             usage, max_tokens=ENRICH_MAX_TOKENS).columns
 
 
 def _describe_columns(llms: LLMProvider, table: TableInfo, batch: list[str], dialect: str,
@@ -182,26 +88,38 @@ def _describe_columns(llms: LLMProvider, table: TableInfo, batch: list[str], dia
 
     One call for the batch; when it fails (a malformed reply, or a reply that runs into
     :data:`ENRICH_MAX_TOKENS` - a small model sometimes repeats itself on a long list), each column is asked
-    again alone, so one runaway reply costs a few calls instead of the whole batch. Raises LLMError when a
-    one-column batch fails or no column of the batch could be described.
+    again alone, so one runaway reply costs a few calls instead of the whole batch. A description that only
+    repeats the column's values or profile (:func:`retrieval.enrichment_prompts.echoes`) is asked again alone
+    once and dropped (recorded as the failure) when it echoes again. Raises LLMError when a one-column batch
+    fails or no column of the batch could be described.
     """
     try:
-        return invoke_structured(llms, "generator", _columns_prompt(table, batch, dialect, tables), ColumnDescriptions,
-                                 usage, max_tokens=ENRICH_MAX_TOKENS).columns, None
+        replies, alone = _ask(llms, table, batch, dialect, usage, tables), False
     except LLMError:
         if len(batch) == 1:
             raise
-    described: list[ColumnDescription] = []
+        replies, alone = [], True
+    known = {n.lower(): n for n in batch}
+    good = [r for r in replies if r.name.strip().lower() in known
+            and not echoes(r.description, table, known[r.name.strip().lower()])]
+    done = {r.name.strip().lower() for r in good}
+    retry = [n for n in batch if n.lower() not in done] if alone else [
+        known[r.name.strip().lower()] for r in replies if r.name.strip().lower() in known and r not in good]
     failed: LLMError | None = None
-    for name in batch:
+    for name in dict.fromkeys(retry):
         try:
-            described += invoke_structured(llms, "generator", _columns_prompt(table, [name], dialect, tables),
-                                           ColumnDescriptions, usage, max_tokens=ENRICH_MAX_TOKENS).columns
+            again = [r for r in _ask(llms, table, [name], dialect, usage, tables)
+                     if r.name.strip().lower() == name.lower()]
         except LLMError as exc:
             failed = exc
-    if not described and failed is not None:
+            continue
+        kept = [r for r in again if not echoes(r.description, table, name)]
+        if again and not kept:
+            failed = LLMError(f"{table.name}.{name}: the description only repeats the column's values")
+        good += kept[:1]
+    if not good and failed is not None:
         raise failed
-    return described, failed
+    return good, failed
 
 
 def _stamp(text: str, model_name: str, today: str) -> dict[str, Any]:
@@ -266,7 +184,7 @@ def enrich(
         changed = False
         try:
             if want_table:
-                reply = invoke_structured(llms, "generator", _summary_prompt(table, db.dialect), TableSummary,
+                reply = invoke_structured(llms, "generator", summary_prompt(table, db.dialect), TableSummary,
                                           usage, max_tokens=ENRICH_MAX_TOKENS)
                 if not reply.summary.strip():
                     raise LLMError("empty table summary")

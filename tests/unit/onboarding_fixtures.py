@@ -58,7 +58,7 @@ def reply(messages: list[BaseMessage]) -> Any:
         return {"question": f"What do the past orders show for {words}?"}
     if "Describe these columns" in user:
         names = re.findall(r"^- (\S+) ", user.split("Describe these columns", 1)[1], re.M)
-        return {"columns": [{"name": n, "description": f"About {n}."} for n in names]}
+        return {"columns": [{"name": n, "description": f"What {n} holds."} for n in names]}
     return {"records": [METRIC]}
 
 

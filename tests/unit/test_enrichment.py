@@ -21,7 +21,7 @@ from core.settings import Settings
 from database.connection import Database
 from database.descriptions import dump_enriched, load_enriched
 from database.schema_reader import read_schema
-from retrieval import enrichment
+from retrieval import enrichment, enrichment_prompts
 from retrieval.enrichment import enrich
 from tests.support.scripted_model import ScriptedChatModel
 
@@ -78,7 +78,7 @@ def script(broken: str | None = None):  # type: ignore[no-untyped-def]
         if "Summarise ONE table" in str(messages[0].content):
             return {"summary": f"Summary of {table}: one row per thing."}
         names = re.findall(r"^- (\S+) ", user.split("Describe these columns", 1)[1], re.M)
-        return {"columns": [{"name": n, "description": f"About {n}."} for n in names] + [
+        return {"columns": [{"name": n, "description": f"What {n} holds."} for n in names] + [
             {"name": "no_such_column", "description": "ignored"}]}
 
     return reply
@@ -104,7 +104,7 @@ def test_gaps_described_with_provenance(db: Database, tmp_path: Path) -> None:
     assert trades["description"] == {"text": "Summary of trades: one row per thing.", "status": "pending",
                                      "model": "fake-model", "generated": "2025-01-02"}
     assert set(trades["columns"]) == {"trade_id", "desk_id", "qty", "trade_dt", "client_email"}  # not px
-    assert trades["columns"]["qty"] == {"text": "About qty.", "status": "pending", "model": "fake-model",
+    assert trades["columns"]["qty"] == {"text": "What qty holds.", "status": "pending", "model": "fake-model",
                                         "generated": "2025-01-02"}
     desks = data["tables"]["desks"]
     assert desks["description"] is None and set(desks["columns"]) == {"desk_nm"}  # human text untouched
@@ -137,7 +137,7 @@ def test_force_regenerates_pending_and_rejected_only(db: Database, tmp_path: Pat
     _run(db, out, fake, force=True)
     cols = load_enriched(out)["tables"]["trades"]["columns"]
     assert cols["qty"]["text"] == "Quantity in shares." and cols["qty"]["status"] == "approved"
-    assert cols["trade_dt"] == {"text": "About trade_dt.", "status": "pending", "model": "fake-model",
+    assert cols["trade_dt"] == {"text": "What trade_dt holds.", "status": "pending", "model": "fake-model",
                                 "generated": "2025-01-02"}
     assert fake.prompts and "- qty " not in _user(fake.prompts[-1])
 
@@ -172,7 +172,7 @@ def test_failed_batch_is_asked_again_one_column_at_a_time(db: Database, tmp_path
     assert report.errors == {}
     trades = load_enriched(out)["tables"]["trades"]["columns"]
     assert set(trades) == {"trade_id", "desk_id", "qty", "trade_dt", "client_email"}
-    assert trades["qty"]["text"] == "About qty."
+    assert trades["qty"]["text"] == "What qty holds."
     ok_calls = [c for c in usage.calls if c.ok]
     assert len(usage.calls) - len(ok_calls) >= 1  # the batch failed and was recorded as a failed call
     assert len(ok_calls) == 1 + 5 + 1  # trades summary, five single trades columns, the desks column
@@ -287,6 +287,37 @@ def test_rows_keep_the_described_columns_of_a_wide_table() -> None:
     names = [f"c{i}" for i in range(30)]
     table = TableInfo(name="t_01", columns=[ColumnInfo(name=n, type="INTEGER") for n in names],
                       sample_rows=[{n: i for i, n in enumerate(names)}])
-    header = enrichment._rows(table, ["c25", "c29"]).splitlines()[0].split(" | ")
-    assert len(header) == enrichment.ROW_COLUMNS and {"c25", "c29", "c0"} <= set(header)
-    assert enrichment._links(table, [table]) == "(none declared)"
+    header = enrichment_prompts._rows(table, ["c25", "c29"]).splitlines()[0].split(" | ")
+    assert len(header) == enrichment_prompts.ROW_COLUMNS and {"c25", "c29", "c0"} <= set(header)
+    assert enrichment_prompts._links(table, [table]) == "(none declared)"
+
+
+def test_a_description_that_repeats_the_values_is_asked_again_then_dropped(db: Database, tmp_path: Path) -> None:
+    asked: list[list[str]] = []
+
+    def reply(messages: list[BaseMessage]) -> Any:
+        user = _user(messages)
+        if "Summarise ONE table" in str(messages[0].content):
+            return {"summary": "One row per trade."}
+        names = re.findall(r"^- (\S+) ", user.split("Describe these columns", 1)[1], re.M)
+        asked.append(names)
+        # qty's values echoed every time; desk_nm echoed in the batch only (a lone ask describes it)
+        echo = {"qty": "10, 5", "desk_nm": "Rates, Equities" if len(names) > 1 else "Name of the trading desk"}
+        return {"columns": [{"name": n, "description": echo.get(n, f"About {n} here.")} for n in names]}
+
+    out = tmp_path / "out.yaml"
+    report, _ = _run(db, out, ScriptedChatModel(script=reply))
+    tables = load_enriched(out)["tables"]
+    assert "qty" not in tables["trades"]["columns"] and ["qty"] in asked  # asked alone once, then dropped
+    assert "echo" not in str(report.errors) and "repeats the column's values" in report.errors["trades"]
+    assert tables["trades"]["columns"]["trade_dt"]["text"] == "About trade_dt here."
+
+
+def test_echoes() -> None:
+    from database.schema_types import ColumnInfo, TableInfo
+
+    table = TableInfo(name="PPL", columns=[ColumnInfo(name="c7", type="TEXT")],
+                      sample_rows=[{"c7": "Mark Fayne"}, {"c7": "Ty Conklin"}])
+    assert enrichment_prompts.echoes("Mark Fayne, Ty Conklin", table, "c7")
+    assert enrichment_prompts.echoes("TEXT values like Mark Fayne", table, "c7")
+    assert not enrichment_prompts.echoes("Name of the person", table, "c7")
