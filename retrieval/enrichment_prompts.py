@@ -31,7 +31,7 @@ LINKED_COLUMNS = 8
 """Column names shown for each table linked to the described one by a foreign key."""
 
 ECHO_WORDS = frozenset({"and", "the", "with", "value", "values", "range", "distinct", "sample", "sampled",
-                        "possibly", "probably", "null", "nulls", "all", "like", "such", "from", "for", "type"})
+                        "possibly", "probably", "null", "nulls", "all", "like", "such", "from", "for", "text", "profile"})
 """Words that do not count as saying something new in :func:`echoes`."""
 
 _WORD = re.compile(r"[^\W\d_]{3,}")
@@ -136,11 +136,11 @@ def columns_prompt(table: TableInfo, names: list[str], dialect: str,
 
 
 def echoes(text: str, table: TableInfo, name: str) -> bool:
-    """True when ``text`` says fewer than two words beyond column ``name``'s own prompt line.
+    """True when ``text`` says no word beyond column ``name``'s own prompt line.
 
     The prompt line is the name, type, profile and sample values (:func:`column_lines`); a small model sometimes
     answers with that line itself ("Mark Fayne, Ty Conklin", "VARCHAR(255) | all null"), which describes
     nothing. Words of :data:`ECHO_WORDS` do not count.
     """
     seen = {w.lower() for w in _WORD.findall(column_lines(table, [name]))} | ECHO_WORDS
-    return len({w.lower() for w in _WORD.findall(text)} - seen) < 2
+    return not {w.lower() for w in _WORD.findall(text)} - seen

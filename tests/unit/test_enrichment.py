@@ -320,4 +320,5 @@ def test_echoes() -> None:
                       sample_rows=[{"c7": "Mark Fayne"}, {"c7": "Ty Conklin"}])
     assert enrichment_prompts.echoes("Mark Fayne, Ty Conklin", table, "c7")
     assert enrichment_prompts.echoes("TEXT values like Mark Fayne", table, "c7")
+    assert not enrichment_prompts.echoes("Name: Mark Fayne, Ty Conklin", table, "c7")
     assert not enrichment_prompts.echoes("Name of the person", table, "c7")
