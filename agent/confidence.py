@@ -2,8 +2,9 @@
 
 The score is a logistic regression over signals the turn already has (:func:`confidence_features`): how many
 SQL candidates ran and how many returned the answer's rows (self-consistency), whether a fallback rewrite,
-a repair or the verifier made the answer, whether the judge had to choose, an empty or degenerate result, the
-question words no documented column accounts for, the shape of the SQL (joins, set operations, subqueries).
+a repair or the verifier made the answer, whether the judge had to choose, an empty or degenerate result, how
+many rows came back, the question words no documented column accounts for, the shape of the SQL (joins, set
+operations, subqueries).
 Its coefficients and the two level thresholds are fitted on evaluation records (label: strict EX) by
 ``scripts/fit_confidence.py`` and shipped as ``agent/confidence_model.json``; the runtime is plain arithmetic
 (no scikit-learn).
@@ -33,10 +34,13 @@ RESCUE_STRATEGIES = frozenset({"relaxed", "literal", "as_of", "unasked"})
 """Candidate strategies of the model-free fallback rewrites (the ``rescue`` phase of rewrites.pipeline)."""
 REPAIR_STRATEGIES = frozenset({"repair", "verifier"})
 """Candidate strategies of SQL written again after an error or a verifier's finding."""
+LONG_RESULT = 20
+"""Rows from which the reasons mention the length of the result."""
 
 FEATURES = ("agreement", "ran", "all_agreed", "majority", "no_majority", "single_ran", "failed", "rescued",
             "repaired", "verifier_needed", "verifier_repaired", "judge_called", "judge_score", "empty",
-            "degenerate", "rewrites", "term_checks", "approved", "plan_fallback", "joins", "set_ops", "subqueries")
+            "degenerate", "rows_log", "rewrites", "term_checks", "approved", "plan_fallback", "joins", "set_ops",
+            "subqueries")
 """Names of :func:`confidence_features`, in a fixed order."""
 
 
@@ -132,7 +136,9 @@ def confidence_features(source: Mapping[str, Any] | BaseModel) -> dict[str, floa
     ``degenerate``, ``term_checks``). Counts are plain numbers, the rest 0/1 except ``agreement`` (0..1)
     and ``judge_score`` (the judge's best score, 0..1; 0 without a judge call). The chosen candidate is the
     first that ran with the answer's SQL (its strategy and fired rewrite steps count); ``ran`` counts the
-    candidates with status ok or empty, ``failed`` those with error or invalid.
+    candidates with status ok or empty, ``failed`` those with error or invalid. ``rows_log`` is ln(1 + the
+    chosen candidate's row count) (0 when unknown): the longer the list, the more room for a row nobody asked for
+    or a missing one (on the development records its weight is negative on every set).
     """
     data = _data(source)
     record = "pred_sql" in data
@@ -164,6 +170,7 @@ def confidence_features(source: Mapping[str, Any] | BaseModel) -> dict[str, floa
         "judge_score": 0.0 if record else float((data.get("judge") or {}).get("best_score") or 0.0),
         "empty": float(data.get("status") == "empty"),
         "degenerate": 0.0 if record else float(_degenerate(data.get("rows"))),
+        "rows_log": math.log1p(max(0, int(chosen.get("row_count") or 0))),
         "rewrites": float(sum(bool(r.get("fired")) for r in chosen.get("rewrites") or [])),
         "term_checks": 0.0 if record else float(len(data.get("term_checks") or [])),
         "approved": float(strategy == "approved"),
@@ -217,6 +224,9 @@ def reasons(features: Mapping[str, float]) -> list[str]:
         out.append("the result is empty")
     if features.get("degenerate"):
         out.append("the result is one row of NULL or 0")
+    rows = round(math.expm1(features.get("rows_log", 0.0)))
+    if rows >= LONG_RESULT:
+        out.append(f"a long result ({rows} rows) is harder to get exactly right")
     terms = int(features.get("term_checks", 0))
     if terms:
         out.append(f"{_plural(terms, 'question word matches', 'question words match')} no documented column")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import random
 from pathlib import Path
 from types import ModuleType
@@ -86,10 +87,12 @@ def test_feature_values_of_a_crafted_outcome() -> None:
     assert f["repaired"] == 1 and f["rescued"] == 0 and f["rewrites"] == 1  # the first candidate with the SQL
     assert f["verifier_needed"] == 1 and f["verifier_repaired"] == 0 and f["judge_called"] == 1
     assert f["empty"] == 0 and f["degenerate"] == 0 and f["joins"] == 0
+    assert f["rows_log"] == pytest.approx(math.log(2))  # the chosen candidate returned one row
     lone = confidence_features(_outcome(rows=[[None, 0]], candidates=[
         {"index": 1, "strategy": "literal", "status": "ok", "sql": SQL, "rewrites": []}], agreement=1.0,
         term_checks=[{"term": "a"}, {"term": "b"}]))
     assert lone["single_ran"] == 1 and lone["rescued"] == 1 and lone["degenerate"] == 1 and lone["term_checks"] == 2
+    assert lone["rows_log"] == 0  # no row count recorded: no evidence either way
     assert sql_shape("SELECT a FROM t JOIN u ON 1 WHERE x = 'join' UNION SELECT b FROM (SELECT 1)") == {
         "joins": 1.0, "set_ops": 1.0, "subqueries": 2.0}
 
@@ -133,6 +136,12 @@ def test_reasons_name_the_signals() -> None:
     assert rescued[:2] == ["only one SQL candidate ran: nothing to compare it with",
                            "a fallback rewrite produced the answer"]
     assert "the SQL joins 2 tables" in rescued
+    long = reasons(confidence_features(_outcome(candidates=[
+        {"strategy": "direct", "status": "ok", "sql": SQL, "row_count": 25}], agreement=1.0)))
+    assert "a long result (25 rows) is harder to get exactly right" in long
+    short = reasons(confidence_features(_outcome(candidates=[
+        {"strategy": "direct", "status": "ok", "sql": SQL, "row_count": 19}], agreement=1.0)))
+    assert not any("long result" in r for r in short)
 
 
 def test_the_shipped_model_loads_and_scores() -> None:
