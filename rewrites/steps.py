@@ -14,6 +14,7 @@ from rewrites.answer_shape import apply_conventions
 from rewrites.as_of import as_of_dates, latest_per_series
 from rewrites.code_filters import fix_code_filters
 from rewrites.dangling import any_join, prune_dangling_joins
+from rewrites.date_parts import fix_date_parts
 from rewrites.entity_swap import swap_copied_entities
 from rewrites.inputs import RewriteInputs
 from rewrites.literals import all_filters_named, drop_unasked_filters, fix_literals, named_in
@@ -34,6 +35,11 @@ def qualifiers(sql: str, inputs: RewriteInputs) -> str | None:
 def missing_joins(sql: str, inputs: RewriteInputs) -> str | None:
     """:func:`rewrites.missing_join.add_missing_joins` along the catalog's foreign-key graph."""
     return add_missing_joins(sql, inputs.dialect, inputs.catalog.graph) if inputs.catalog is not None else None
+
+
+def date_parts(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.date_parts.fix_date_parts`, probing the database, resolving columns with the catalog."""
+    return fix_date_parts(sql, inputs.dialect, inputs.db, inputs.lower_columns()) if inputs.db is not None else None
 
 
 def period_dates(sql: str, inputs: RewriteInputs) -> str | None:

@@ -111,6 +111,8 @@ def main() -> None:
     parser.add_argument("--knowledge", help="knowledge file whose approved records feed the knowledge steps")
     parser.add_argument("--per-step", action="store_true",
                         help="also replay with each step switched off: its trigger rate, wins and losses")
+    parser.add_argument("--steps", default="",
+                        help="comma list of step names: the --per-step table for these only (default: every step)")
     parser.add_argument("records", nargs="+", help="evaluation record files (JSONL)")
     args = parser.parse_args()
     kb = load_knowledge(Path(args.knowledge)) if args.knowledge else None
@@ -151,21 +153,22 @@ def main() -> None:
         b0, a0, b1, a1 = outcome[qid]
         print(f"  {qid} ({name}): {b0} -> {a0} (tolerant {b1} -> {a1})\n    {old}\n    {new}")
     if args.per_step:
-        per_step(rows, dbs, knowledge, {qid: o[1] for qid, o in outcome.items()}, fired_by)
+        only = {name.strip() for name in args.steps.split(",") if name.strip()}
+        per_step(rows, dbs, knowledge, {qid: o[1] for qid, o in outcome.items()}, fired_by, only)
 
 
 def per_step(rows: list[dict[str, Any]], dbs: Databases, knowledge: Knowledge | None, on: dict[str, int],
-             fired_by: dict[str, list[str]]) -> None:
+             fired_by: dict[str, list[str]], only: set[str] | None = None) -> None:
     """Leave-one-out table: for each step, the replay with only that step off against the replay with all on.
 
     ``on`` is each question's strict EX with every step on; ``fired_by`` the steps that fired on its answer.
     A win is a question right with the step and wrong without it; a loss the reverse. Trigger: the share of
     questions whose answer the step changed. The ``fresh`` step (entity swap) needs value matches, which
-    records do not keep: it is not replayed.
+    records do not keep: it is not replayed. ``only``: the names of the steps to tabulate (empty: all).
     """
     print("\nstep                    phase      trigger  wins  losses")
     for step in STEPS:
-        if step.phase == "fresh":
+        if step.phase == "fresh" or (only and step.name not in only):
             continue
         switches = RewriteSettings().model_copy(update={step.name: False})
         wins = losses = 0

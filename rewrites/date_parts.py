@@ -1,0 +1,108 @@
+"""Date functions over columns that hold no dates read the column itself (SQLite).
+
+Small models write ``strftime('%Y', Year)`` for a column that already stores the year as a number, and
+``strftime('%A', day_of_week)`` for one that stores 'Monday'. SQLite does not fail on either: it reads the number
+2004 as a Julian day (year -4707) and a weekday name as no date at all (NULL), so the query runs and answers
+wrongly or with nothing - the repair never sees an error. :func:`fix_date_parts` probes the column's stored
+values and, when they are not dates, puts the column in place of the call:
+
+- every sampled value is one SQLite's ``DATE()`` cannot read (weekday or month names, seasons, codes): the call
+  becomes the column, whatever its format;
+- every sampled value is a whole number or four-digit text between 1000 and 2999 (a year) and the format is
+  ``'%Y'``: the call becomes the column.
+
+Real dates, Julian day numbers, timestamps and calls with modifiers (``'unixepoch'``) are left alone, as are
+columns the query does not resolve to one table. No model call; each probe is one guarded read-only
+``SELECT DISTINCT`` of at most :data:`SAMPLE` values. Idea: execution-guided correction without a model (the
+value probes of RAISE, Granado et al. 2025), applied to functions whose misuse the engine does not report.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+import sqlglot
+from sqlglot import exp
+
+from database.connection import Database
+
+SAMPLE = 50
+"""At most this many distinct non-NULL values are read per probed column."""
+
+_YEAR_TEXT = re.compile(r"^\s*\d{4}\s*$")
+
+
+def _year_like(value: object) -> bool:
+    """A whole number (or four-digit text) between 1000 and 2999."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return 1000 <= int(value) <= 2999
+    return isinstance(value, str) and bool(_YEAR_TEXT.match(value)) and 1000 <= int(value) <= 2999
+
+
+def _table_of(column: exp.Column, tables: dict[str, exp.Table],
+              columns: Mapping[str, set[str]]) -> exp.Table | None:
+    """The table ``column`` reads: its qualifier's, else the one table of the query that has the column."""
+    if column.table:
+        return tables.get(column.table.lower())
+    distinct = {t.name.lower(): t for t in tables.values()}
+    if len(distinct) == 1:
+        return next(iter(distinct.values()))
+    having = [t for name, t in distinct.items() if column.name.lower() in columns.get(name, set())]
+    return having[0] if len(having) == 1 else None
+
+
+def _probe(db: Database, table: exp.Table, column: exp.Column) -> list[tuple[object, object]]:
+    """(value, ``DATE(value)``) for up to :data:`SAMPLE` distinct non-NULL stored values ([] when it fails)."""
+    bare = exp.Table(this=table.this.copy(), db=table.args["db"].copy() if table.args.get("db") else None)
+    col = exp.Column(this=column.this.copy())
+    query = (exp.select(col.copy(), exp.Date(this=col.copy())).distinct().from_(bare)
+             .where(exp.Not(this=exp.Is(this=col.copy(), expression=exp.Null()))).limit(SAMPLE))
+    res = db.run_query(query.sql(dialect="sqlite"), row_cap=SAMPLE)
+    return [(r[0], r[1]) for r in res.rows] if res.ok else []
+
+
+def _holds_no_dates(values: list[tuple[object, object]], fmt: str) -> bool:
+    """Do the sampled values say the column is not a date (see the module docstring)?"""
+    if not values:
+        return False
+    if all(date is None for _, date in values):
+        return True
+    return fmt == "%Y" and all(_year_like(value) for value, _ in values)
+
+
+def fix_date_parts(sql: str, dialect: str, db: Database, columns: Mapping[str, set[str]]) -> str | None:
+    """``sql`` with ``strftime(fmt, column)`` replaced by ``column`` where the column holds no dates.
+
+    ``columns`` maps lower-cased table names to lower-cased column names (resolves unqualified columns when the
+    query reads several tables). Only SQLite (``dialect == "sqlite"``): other engines raise an error a repair
+    sees. Returns None when nothing changes or ``sql`` does not parse. Never raises.
+    """
+    if dialect != "sqlite" or "strftime" not in sql.lower():
+        return None
+    try:
+        tree = sqlglot.parse_one(sql, read="sqlite")
+    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError):
+        return None
+    if tree is None:
+        return None
+    tables = {t.alias_or_name.lower(): t for t in tree.find_all(exp.Table) if t.name}
+    seen: dict[tuple[str, str], list[tuple[object, object]]] = {}
+    changed = False
+    for call in list(tree.find_all(exp.TimeToStr)):
+        inner = call.this.this if isinstance(call.this, exp.TsOrDsToTimestamp) else call.this
+        fmt = call.args.get("format")
+        if not isinstance(inner, exp.Column) or not isinstance(fmt, exp.Literal) or not fmt.is_string:
+            continue
+        table = _table_of(inner, tables, columns)
+        if table is None:
+            continue
+        key = (table.name.lower(), inner.name.lower())
+        if key not in seen:
+            seen[key] = _probe(db, table, inner)
+        if _holds_no_dates(seen[key], str(fmt.this)):
+            call.replace(inner.copy())
+            changed = True
+    return tree.sql(dialect="sqlite") if changed else None
