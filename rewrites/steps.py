@@ -22,6 +22,7 @@ from rewrites.missing_join import add_missing_joins
 from rewrites.period_dates import align_period_dates
 from rewrites.qualify import fix_qualifiers
 from rewrites.rate_direction import fix_rate_direction
+from rewrites.set_keys import fix_set_keys
 from rewrites.simplify import simplify_sql
 from rewrites.window_scope import lift_window_filters
 
@@ -40,6 +41,13 @@ def missing_joins(sql: str, inputs: RewriteInputs) -> str | None:
 def date_parts(sql: str, inputs: RewriteInputs) -> str | None:
     """:func:`rewrites.date_parts.fix_date_parts`, probing the database, resolving columns with the catalog."""
     return fix_date_parts(sql, inputs.dialect, inputs.db, inputs.lower_columns()) if inputs.db is not None else None
+
+
+def set_keys(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.set_keys.fix_set_keys` with the catalog's columns and foreign keys."""
+    columns = inputs.lower_columns()
+    graph = inputs.catalog.graph if inputs.catalog is not None else None
+    return fix_set_keys(sql, inputs.dialect, columns, graph) if columns else None
 
 
 def period_dates(sql: str, inputs: RewriteInputs) -> str | None:
