@@ -9,7 +9,10 @@ values and, when they are not dates, puts the column in place of the call:
 - every sampled value is one SQLite's ``DATE()`` cannot read (weekday or month names, seasons, codes): the call
   becomes the column, whatever its format;
 - every sampled value is a whole number or four-digit text between 1000 and 2999 (a year) and the format is
-  ``'%Y'``: the call becomes the column.
+  ``'%Y'``: the call becomes the column;
+- such a column of years compared with a date literal (``compatible_since_year > '1998-01-01'``, which SQLite
+  answers by comparing a number with text: always false or always true) is compared with the literal's year
+  (``> 1998``), as a number or as text the way the column stores it.
 
 Real dates, Julian day numbers, timestamps and calls with modifiers (``'unixepoch'``) are left alone, as are
 columns the query does not resolve to one table. No model call; each probe is one guarded read-only
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import TypeGuard
 
 import sqlglot
 from sqlglot import exp
@@ -31,6 +35,8 @@ SAMPLE = 50
 """At most this many distinct non-NULL values are read per probed column."""
 
 _YEAR_TEXT = re.compile(r"^\s*\d{4}\s*$")
+_DATE_TEXT = re.compile(r"^\s*(\d{4})-\d{2}(-\d{2})?([ T][\d:.]+)?\s*$")
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 
 
 def _year_like(value: object) -> bool:
@@ -74,13 +80,14 @@ def _holds_no_dates(values: list[tuple[object, object]], fmt: str) -> bool:
 
 
 def fix_date_parts(sql: str, dialect: str, db: Database, columns: Mapping[str, set[str]]) -> str | None:
-    """``sql`` with ``strftime(fmt, column)`` replaced by ``column`` where the column holds no dates.
+    """``sql`` with date functions and date literals fitted to columns that hold no dates (module docstring).
 
-    ``columns`` maps lower-cased table names to lower-cased column names (resolves unqualified columns when the
+    ``strftime(fmt, column)`` becomes ``column`` where the column holds no dates; a date literal compared with a
+    column of years becomes its year. ``columns`` maps lower-cased table names to lower-cased column names (resolves unqualified columns when the
     query reads several tables). Only SQLite (``dialect == "sqlite"``): other engines raise an error a repair
     sees. Returns None when nothing changes or ``sql`` does not parse. Never raises.
     """
-    if dialect != "sqlite" or "strftime" not in sql.lower():
+    if dialect != "sqlite":
         return None
     try:
         tree = sqlglot.parse_one(sql, read="sqlite")
@@ -90,19 +97,52 @@ def fix_date_parts(sql: str, dialect: str, db: Database, columns: Mapping[str, s
         return None
     tables = {t.alias_or_name.lower(): t for t in tree.find_all(exp.Table) if t.name}
     seen: dict[tuple[str, str], list[tuple[object, object]]] = {}
+
+    def probe(column: exp.Column) -> list[tuple[object, object]] | None:
+        table = _table_of(column, tables, columns)
+        if table is None:
+            return None
+        key = (table.name.lower(), column.name.lower())
+        if key not in seen:
+            seen[key] = _probe(db, table, column)
+        return seen[key]
+
     changed = False
     for call in list(tree.find_all(exp.TimeToStr)):
         inner = call.this.this if isinstance(call.this, exp.TsOrDsToTimestamp) else call.this
         fmt = call.args.get("format")
         if not isinstance(inner, exp.Column) or not isinstance(fmt, exp.Literal) or not fmt.is_string:
             continue
-        table = _table_of(inner, tables, columns)
-        if table is None:
-            continue
-        key = (table.name.lower(), inner.name.lower())
-        if key not in seen:
-            seen[key] = _probe(db, table, inner)
-        if _holds_no_dates(seen[key], str(fmt.this)):
+        values = probe(inner)
+        if values is not None and _holds_no_dates(values, str(fmt.this)):
             call.replace(inner.copy())
             changed = True
+    for column, literal in _dates_compared(tree):
+        values = probe(column)
+        if not values or not all(_year_like(value) for value, _ in values):
+            continue
+        year = _DATE_TEXT.match(str(literal.this)).group(1)  # type: ignore[union-attr]
+        as_text = all(isinstance(value, str) for value, _ in values)
+        literal.replace(exp.Literal.string(year) if as_text else exp.Literal.number(int(year)))
+        changed = True
     return tree.sql(dialect="sqlite") if changed else None
+
+
+def _dates_compared(tree: exp.Expr) -> list[tuple[exp.Column, exp.Literal]]:
+    """(column, date literal) pairs of the comparisons and BETWEEN bounds of ``tree`` (a parsed query)."""
+    def is_date(node: object) -> TypeGuard[exp.Literal]:
+        return isinstance(node, exp.Literal) and node.is_string and bool(_DATE_TEXT.match(str(node.this)))
+
+    pairs: list[tuple[exp.Column, exp.Literal]] = []
+    for node in tree.find_all(*_COMPARISONS):
+        left, right = node.this, node.expression
+        if isinstance(left, exp.Column) and is_date(right):
+            pairs.append((left, right))
+        elif isinstance(right, exp.Column) and is_date(left):
+            pairs.append((right, left))
+    for between in tree.find_all(exp.Between):
+        if isinstance(between.this, exp.Column):
+            for bound in (between.args.get("low"), between.args.get("high")):
+                if is_date(bound):
+                    pairs.append((between.this, bound))
+    return pairs

@@ -10,6 +10,7 @@ left to the database error and the repair. Never raises.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import sqlglot
@@ -95,3 +96,90 @@ def _spelled(select: exp.Select, ref: str) -> str:
         if table.alias_or_name.lower() == ref and table.find_ancestor(exp.Select) is select:
             return table.alias_or_name
     return ref
+
+
+def join_column_owners(sql: str, dialect: str, graph: JoinGraph, columns: Mapping[str, set[str]]) -> str | None:
+    """``sql`` with each unqualified column that no table of its SELECT has read from the one table that has it.
+
+    ``SELECT Name, Decoration_Theme FROM round`` fails with "no such column: Name" when ``Name`` lives in
+    ``member`` and ``round.Member_ID`` references ``member``. When exactly one table outside the SELECT has the
+    column and a single foreign key to or from exactly one table of the SELECT (other owners of the name, not
+    adjacent, do not count), the column is qualified with that table and the join added; columns of the SELECT's own tables that the new table also has are
+    qualified with their original table first, so nothing that resolved before changes meaning. ``columns`` maps
+    lower-cased table names to lower-cased column names (the catalog's). Left alone: output aliases, quoted
+    names (SQLite reads an unknown ``"F"`` as a string), columns an enclosing SELECT's tables have (correlated
+    references), SELECTs over derived tables, and any column with no or several owners or join candidates.
+    Returns None when nothing changes or ``sql`` does not parse. Never raises.
+    """
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError):
+        return None
+    if tree is None:
+        return None
+    changed = False
+    for select in list(tree.find_all(exp.Select)):
+        changed = _join_owner(select, graph, columns) or changed
+    return tree.sql(dialect=dialect) if changed else None
+
+
+def _outer_columns(select: exp.Select, columns: Mapping[str, set[str]]) -> set[str]:
+    """Column names the plain tables of every SELECT enclosing ``select`` have (lower case)."""
+    names: set[str] = set()
+    node: Any = select.parent
+    while node is not None:
+        if isinstance(node, exp.Select):
+            for name in (_refs(node) or {}).values():
+                names |= columns.get(name.lower(), set())
+        node = node.parent
+    return names
+
+
+def _join_owner(select: exp.Select, graph: JoinGraph, columns: Mapping[str, set[str]]) -> bool:
+    refs = _refs(select)
+    if not refs or any(not name or name.lower() not in columns for name in refs.values()):
+        return False
+    own = {alias: columns[name.lower()] for alias, name in refs.items()}
+    known = set().union(*own.values())
+    aliases = {e.alias.lower() for e in select.expressions if e.alias}
+    outer = _outer_columns(select, columns)
+    unknown = sorted({c.name for c in select.find_all(exp.Column)
+                      if not c.table and c.find_ancestor(exp.Select) is select and not c.this.quoted
+                      and c.name.lower() not in known | aliases | outer})
+    joined = {name.lower() for name in refs.values()}
+    lowered = {name.lower() for name in unknown}
+    added = False
+    for name in unknown:
+        if any(name.lower() in cols for cols in own.values()):
+            continue  # a table joined for an earlier name has it
+        options = [(table, alias, cond) for owner, cols in columns.items() if name.lower() in cols
+                   and owner not in joined for table in [graph.canonical(owner)] if table is not None
+                   for alias, ref in refs.items()
+                   for cond in [graph.conditions(graph.canonical(ref) or ref, table)] if len(cond) == 1]
+        if len(options) != 1:
+            continue
+        table, alias, (condition,) = options[0]
+        source_ref = _spelled(select, alias)
+        source_name = (graph.canonical(refs[alias]) or refs[alias]).lower()
+        shared = columns.get(table.lower(), set())
+        for column in select.find_all(exp.Column):  # keep what resolved before reading its own table
+            if column.table or column.find_ancestor(exp.Select) is not select or column.this.quoted:
+                continue
+            low = column.name.lower()
+            if low == name.lower() or (low in lowered and low in shared
+                                       and not any(low in cols for cols in own.values())):
+                column.set("table", exp.to_identifier(table))
+            elif low in shared:
+                holders = [a for a, cols in own.items() if low in cols]
+                if len(holders) == 1:
+                    column.set("table", exp.to_identifier(_spelled(select, holders[0])))
+        on = sqlglot.parse_one(condition)
+        for column in on.find_all(exp.Column):
+            if column.table.lower() == source_name:
+                column.set("table", exp.to_identifier(source_ref))
+        select.join(exp.to_table(table), on=on, copy=False)
+        refs[table.lower()] = table
+        own[table.lower()] = shared
+        joined.add(table.lower())
+        added = True
+    return added

@@ -62,8 +62,12 @@ STEPS: tuple[RewriteStep, ...] = (
           steps.qualifiers),
     _step("add_missing_joins", "candidate", ("index",), "rewrites.missing_join",
           "a table qualified but never joined is joined along its one foreign key", steps.missing_joins),
+    _step("join_column_owners", "candidate", ("index",), "rewrites.missing_join",
+          "a column no table of its SELECT has is read from the one table joined to them by one foreign key "
+          "that has it", steps.column_owners),
     _step("fix_date_parts", "candidate", ("index", "database"), "rewrites.date_parts (value probes, RAISE)",
-          "a date function over a column that holds no dates (a plain year, a weekday name) reads the column",
+          "a date function over a column that holds no dates (a plain year, a weekday name) reads the column; a "
+          "date literal compared with a column of years becomes its year",
           steps.date_parts),
     _step("fix_set_keys", "candidate", ("index",), "rewrites.set_keys (anti-join / semi-join)",
           "an EXCEPT / INTERSECT of names against ids becomes NOT IN / IN on the key the ids stand for",

@@ -18,7 +18,7 @@ from rewrites.date_parts import fix_date_parts
 from rewrites.entity_swap import swap_copied_entities
 from rewrites.inputs import RewriteInputs
 from rewrites.literals import all_filters_named, drop_unasked_filters, fix_literals, named_in
-from rewrites.missing_join import add_missing_joins
+from rewrites.missing_join import add_missing_joins, join_column_owners
 from rewrites.period_dates import align_period_dates
 from rewrites.qualify import fix_qualifiers
 from rewrites.rate_direction import fix_rate_direction
@@ -36,6 +36,14 @@ def qualifiers(sql: str, inputs: RewriteInputs) -> str | None:
 def missing_joins(sql: str, inputs: RewriteInputs) -> str | None:
     """:func:`rewrites.missing_join.add_missing_joins` along the catalog's foreign-key graph."""
     return add_missing_joins(sql, inputs.dialect, inputs.catalog.graph) if inputs.catalog is not None else None
+
+
+def column_owners(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.missing_join.join_column_owners` with the catalog's columns and foreign keys."""
+    columns = inputs.lower_columns()
+    if not columns or inputs.catalog is None:
+        return None
+    return join_column_owners(sql, inputs.dialect, inputs.catalog.graph, columns)
 
 
 def date_parts(sql: str, inputs: RewriteInputs) -> str | None:

@@ -68,6 +68,31 @@ def test_dates_and_what_it_cannot_tell_are_left_alone(games: Database, sql: str)
     assert fix_date_parts(sql, "sqlite", games, COLUMNS) is None
 
 
+@pytest.mark.parametrize(("sql", "fixed"), [
+    # SQLite compares a number with text as always smaller: the date literal never matches a year
+    ("SELECT id FROM games WHERE yr > '2005-01-01'", "SELECT id FROM games WHERE yr > 2005"),
+    ("SELECT id FROM games WHERE '2004-12-31' >= yr", "SELECT id FROM games WHERE 2004 >= yr"),
+    ("SELECT id FROM games WHERE yr BETWEEN '2004-01-01' AND '2005-12-31 23:59:59'",
+     "SELECT id FROM games WHERE yr BETWEEN 2004 AND 2005"),
+    # years stored as text keep text
+    ("SELECT id FROM games WHERE yr_text = '2006-01-01'", "SELECT id FROM games WHERE yr_text = '2006'"),
+])
+def test_a_date_literal_compared_with_a_column_of_years_becomes_its_year(games: Database, sql: str,
+                                                                           fixed: str) -> None:
+    assert fix_date_parts(sql, "sqlite", games, COLUMNS) == fixed
+    assert games.run_query(fixed).rows
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT id FROM games WHERE played_on > '2005-01-01'",   # real dates compare as text correctly
+    "SELECT id FROM games WHERE jd > '2005-01-01'",          # not years
+    "SELECT id FROM games WHERE yr > '2005'",                # already a year
+    "SELECT id FROM games WHERE season = '2005-01-01'",      # text that is not a year
+])
+def test_date_literals_against_other_columns_stay(games: Database, sql: str) -> None:
+    assert fix_date_parts(sql, "sqlite", games, COLUMNS) is None
+
+
 def test_other_dialects_are_left_to_the_engine_error(games: Database) -> None:
     assert fix_date_parts("SELECT strftime('%Y', yr) FROM games", "postgres", games, COLUMNS) is None
 

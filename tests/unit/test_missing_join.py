@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from database.joins import join_graph
-from rewrites.missing_join import add_missing_joins
+from rewrites.missing_join import add_missing_joins, join_column_owners
 
 GRAPH = join_graph({"px": [("eq_id", "eq.eq_id")], "eq": [("mic", "exch.mic")], "exch": [],
                     "idx": [("eq_id", "eq.eq_id"), ("alt_id", "eq.eq_id")]})
@@ -32,3 +32,41 @@ def test_a_qualified_table_that_was_never_joined_is_joined_and_the_shared_key_st
 ])
 def test_nothing_else_is_joined(sql: str) -> None:
     assert add_missing_joins(sql, "sqlite", GRAPH) is None
+
+
+OWNERS = join_graph({"round": [("member_id", "member.member_id")], "member": [("college_id", "college.college_id")],
+                     "college": [], "dorm": [], "lives_in": [("dorm_id", "dorm.dorm_id")]})
+OWNER_COLUMNS = {"round": {"round_id", "member_id", "theme"}, "member": {"member_id", "name", "country", "college_id"},
+                 "college": {"college_id", "name", "city"}, "dorm": {"dorm_id", "dorm_name"},
+                 "lives_in": {"stu_id", "dorm_id"}}
+
+
+@pytest.mark.parametrize(("sql", "fixed"), [
+    # `name` is also a college's, but only member is one foreign key away from round
+    ("SELECT name, theme FROM round",
+     "SELECT member.name, theme FROM round JOIN member ON round.member_id = member.member_id"),
+    # through an alias; the key both tables have keeps reading round's
+    ("SELECT name FROM round AS r WHERE member_id > 1 ORDER BY country",
+     "SELECT member.name FROM round AS r JOIN member ON r.member_id = member.member_id WHERE r.member_id > 1 "
+     "ORDER BY member.country"),
+    # referenced from the other side of the foreign key; an output alias is not a column to look for
+    ("SELECT theme, COUNT(*) AS n FROM member GROUP BY theme ORDER BY n",
+     "SELECT round.theme, COUNT(*) AS n FROM member JOIN round ON round.member_id = member.member_id "
+     "GROUP BY round.theme ORDER BY n"),
+])
+def test_a_column_no_table_has_is_read_from_its_one_neighbouring_owner(sql: str, fixed: str) -> None:
+    assert join_column_owners(sql, "sqlite", OWNERS, OWNER_COLUMNS) == fixed
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT name, theme FROM round JOIN member ON round.member_id = member.member_id",  # resolves already
+    "SELECT city FROM round",                          # two foreign keys away
+    "SELECT nothing FROM round",                       # nobody has it
+    "SELECT theme FROM round WHERE theme = \"F\"",      # quoted: SQLite reads an unknown name as text
+    "SELECT theme FROM round WHERE member_id IN (SELECT member_id FROM member WHERE name = theme)",  # correlated
+    "SELECT x FROM (SELECT theme AS x FROM round) AS d",  # a derived table
+    "SELECT dorm_name FROM lives_in AS a JOIN lives_in AS b ON a.stu_id = b.stu_id",  # two ways to join it
+    "SELEC broken ((",
+])
+def test_what_it_cannot_place_is_left_to_the_repair(sql: str) -> None:
+    assert join_column_owners(sql, "sqlite", OWNERS, OWNER_COLUMNS) is None
