@@ -14,7 +14,7 @@ dates, unread joins, unasked filters; value matches are not recorded, so only th
 The table catalog (columns, primary keys, foreign keys) is read from the database instead of an index. Prints
 strict EX before/after with the paired difference and every changed question, with the steps that fired.
 Needs no model; the later candidates are the recorded ones, so this is exact for every question up to the
-first rescue.
+first rescue. ``--agree 2`` replays the voting cascade the small profile ships instead (see :func:`replay`).
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from rewrites.pipeline import STEPS, run_phase  # noqa: E402
 from rewrites.rate_direction import rate_specs  # noqa: E402
 from scripts.replay_pruning import Databases, load_records, score  # noqa: E402
 from tools.coverage import question_names_table  # noqa: E402
+from tools.execution import result_signature  # noqa: E402
 
 _CATALOGS: dict[str, TableCatalog] = {}
 
@@ -65,8 +66,37 @@ def catalog_of(db: Database) -> TableCatalog:
     return _CATALOGS[db.url]
 
 
-def replay(db: Database, inputs: RewriteInputs, candidates: list[dict[str, object]]) -> tuple[str | None, list[str]]:
-    """(the SQL the cascade would stop at, the steps that fired on it) over the recorded ``candidates``."""
+def replay(db: Database, inputs: RewriteInputs, candidates: list[dict[str, object]],
+           agree: int = 1) -> tuple[str | None, list[str]]:
+    """(the SQL the cascade would stop at, the steps that fired on it) over the recorded ``candidates``.
+
+    ``agree`` = 1: the cascade that stops at the first candidate with real rows. ``agree`` > 1: the voting cascade
+    the small profile ships (``generation.consistency``): every candidate with real rows is a vote for its result
+    (order-insensitive, :func:`tools.execution.result_signature`), the walk stops when ``agree`` votes name one
+    result, else the largest group wins, ties to the group of the earliest candidate. A recorded dry-run repair
+    is skipped when the candidate before it now runs, and the verifier's repairs only count in the fallback
+    below (the verifier runs when no candidate answers). Only the recorded
+    candidates exist: where a rewrite makes the shipped cascade write more candidates than were recorded, the
+    replay votes over fewer. With no vote at all, the first-with-rows walk decides (rescues, empty results).
+    """
+    if agree > 1:
+        groups: dict[str, list[tuple[str, list[str]]]] = {}
+        previous_ran = False
+        for cand in candidates:
+            sql, strategy = raw_sql(cand), cand.get("strategy")
+            if not sql or strategy in ("relaxed", "literal", "unasked", "as_of", "verifier") \
+                    or (strategy == "repair" and previous_ran):  # no repair of a candidate that now runs
+                continue
+            sql, traces = run_phase("candidate", sql, inputs)
+            res = db.run_query(sql, row_cap=1000)
+            previous_ran = res.ok
+            if res.ok and res.rows and not degenerate(res.rows):
+                group = groups.setdefault(result_signature(res), [])
+                group.append((sql, _fired(traces)))
+                if len(group) >= agree:
+                    return group[0]
+        if groups:
+            return max(groups.values(), key=len)[0]  # max keeps the first of equal sizes: the earliest group
     for cand in candidates:
         sql = raw_sql(cand)
         if not sql or cand.get("strategy") in ("relaxed", "literal", "unasked", "as_of"):
@@ -113,6 +143,9 @@ def main() -> None:
                         help="also replay with each step switched off: its trigger rate, wins and losses")
     parser.add_argument("--steps", default="",
                         help="comma list of step names: the --per-step table for these only (default: every step)")
+    parser.add_argument("--agree", type=int, default=1,
+                        help="votes that end the walk (1: the first candidate with rows; 2: the shipped voting "
+                        "cascade, generation.consistency.agree)")
     parser.add_argument("records", nargs="+", help="evaluation record files (JSONL)")
     args = parser.parse_args()
     kb = load_knowledge(Path(args.knowledge)) if args.knowledge else None
@@ -133,7 +166,7 @@ def main() -> None:
         question = str(row["question"])
         inputs = RewriteInputs(dialect=db.dialect, question=question, catalog=catalog_of(db), db=db,
                                knowledge=knowledge, names_table=functools.partial(question_names_table, question))
-        final, fired = replay(db, inputs, row["candidates"])
+        final, fired = replay(db, inputs, row["candidates"], args.agree)
         fired_by[str(row["qid"])] = fired
         final = final or row.get("pred_sql")
         if final != row.get("pred_sql"):
@@ -154,17 +187,18 @@ def main() -> None:
         print(f"  {qid} ({name}): {b0} -> {a0} (tolerant {b1} -> {a1})\n    {old}\n    {new}")
     if args.per_step:
         only = {name.strip() for name in args.steps.split(",") if name.strip()}
-        per_step(rows, dbs, knowledge, {qid: o[1] for qid, o in outcome.items()}, fired_by, only)
+        per_step(rows, dbs, knowledge, {qid: o[1] for qid, o in outcome.items()}, fired_by, only, args.agree)
 
 
 def per_step(rows: list[dict[str, Any]], dbs: Databases, knowledge: Knowledge | None, on: dict[str, int],
-             fired_by: dict[str, list[str]], only: set[str] | None = None) -> None:
+             fired_by: dict[str, list[str]], only: set[str] | None = None, agree: int = 1) -> None:
     """Leave-one-out table: for each step, the replay with only that step off against the replay with all on.
 
     ``on`` is each question's strict EX with every step on; ``fired_by`` the steps that fired on its answer.
     A win is a question right with the step and wrong without it; a loss the reverse. Trigger: the share of
     questions whose answer the step changed. The ``fresh`` step (entity swap) needs value matches, which
-    records do not keep: it is not replayed. ``only``: the names of the steps to tabulate (empty: all).
+    records do not keep: it is not replayed. ``only``: the names of the steps to tabulate (empty: all); ``agree``:
+    as in :func:`replay`.
     """
     print("\nstep                    phase      trigger  wins  losses")
     for step in STEPS:
@@ -178,7 +212,7 @@ def per_step(rows: list[dict[str, Any]], dbs: Databases, knowledge: Knowledge | 
             inputs = RewriteInputs(dialect=db.dialect, question=question, catalog=catalog_of(db), db=db,
                                    knowledge=knowledge, switches=switches,
                                    names_table=functools.partial(question_names_table, question))
-            final = replay(db, inputs, row["candidates"])[0] or row.get("pred_sql")
+            final = replay(db, inputs, row["candidates"], agree)[0] or row.get("pred_sql")
             off = score(db, row["gold_sql"], final)[0]
             wins += on[row["qid"]] == 1 and off == 0
             losses += on[row["qid"]] == 0 and off == 1
