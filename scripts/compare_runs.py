@@ -2,14 +2,17 @@
 
     python scripts/compare_runs.py sqlite:///data/markets/markets.sqlite RUN_A.jsonl RUN_B.jsonl
     python scripts/compare_runs.py spider:data/spider-dev RUN_A.jsonl RUN_B.jsonl   # each record's db_id
+    python scripts/compare_runs.py --common spider:DIR PARTIAL.jsonl FULL.jsonl      # both on the shared questions
 
 Strict and tolerant EX are recomputed from each record's gold and predicted SQL (so runs written before the
 tolerant metric existed compare too), then: means with 95% bootstrap intervals, latency median/p95, LLM calls
-and tokens per question, paired bootstrap differences A - B, and the questions whose strict EX differs.
+and tokens per question, paired bootstrap differences A - B, and the questions whose strict EX differs. Warm
+latency leaves out the first question of each database in a run's order (it pays for reading the schema).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import sys
@@ -54,28 +57,54 @@ def rescore(db: Database, row: dict[str, Any]) -> tuple[int, int]:
                                                                                          ordered=ordered))
 
 
+def _p95(values: list[float]) -> float:
+    return sorted(values)[int(0.95 * (len(values) - 1))]
+
+
 def summary(name: str, rows: dict[str, dict[str, Any]], dbs: Databases) -> None:
+    """Print EX, tolerant EX (95% bootstrap intervals), latency (all and warm), calls and tokens of ``rows``."""
     for row in rows.values():
         row["_ex"], row["_tol"] = rescore(dbs(row), row)
-    lat = sorted(r["latency_s"] for r in rows.values())
+    seen: set[str] = set()
+    warm: list[float] = []
+    for row in rows.values():  # file order is run order
+        if row.get("db_id") in seen:
+            warm.append(row["latency_s"])
+        seen.add(row.get("db_id", ""))
+    lat = [r["latency_s"] for r in rows.values()]
     ex, tol = bootstrap_ci([r["_ex"] for r in rows.values()]), bootstrap_ci([r["_tol"] for r in rows.values()])
-    print(f"{name}: n={len(rows)} EX {ex[0]:.1%} [{ex[1]:.1%}, {ex[2]:.1%}] tolerant {tol[0]:.1%} "
-          f"[{tol[1]:.1%}, {tol[2]:.1%}] latency median {statistics.median(lat):.1f} s "
-          f"p95 {lat[int(0.95 * (len(lat) - 1))]:.1f} s; per question {statistics.mean(r['llm_calls'] for r in rows.values()):.2f} "
-          f"calls, {statistics.mean(r['prompt_tokens'] for r in rows.values()):.0f} prompt + "
+    warm_text = f" (warm {statistics.median(warm):.1f} / {_p95(warm):.1f} s, n={len(warm)})" if warm else ""
+    print(f"{name}: n={len(rows)} EX {sum(r['_ex'] for r in rows.values())} = {ex[0]:.1%} [{ex[1]:.1%}, "
+          f"{ex[2]:.1%}] tolerant {tol[0]:.1%} [{tol[1]:.1%}, {tol[2]:.1%}] latency median "
+          f"{statistics.median(lat):.1f} s p95 {_p95(lat):.1f} s{warm_text}; per question "
+          f"{statistics.mean(r['llm_calls'] for r in rows.values()):.2f} calls, "
+          f"{statistics.mean(r['prompt_tokens'] for r in rows.values()):.0f} prompt + "
           f"{statistics.mean(r['completion_tokens'] for r in rows.values()):.0f} completion tokens")
 
 
 def main() -> None:
-    db = Databases(sys.argv[1])
-    a, b = load(sys.argv[2]), load(sys.argv[3])
-    summary(f"A {sys.argv[2]}", a, db)
-    summary(f"B {sys.argv[3]}", b, db)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("target", help="a database URL, or spider:DIR for each record's db_id")
+    parser.add_argument("run_a", help="evaluation records A (JSONL)")
+    parser.add_argument("run_b", help="evaluation records B (JSONL)")
+    parser.add_argument("--common", action="store_true", help="summarise both runs on their shared questions only")
+    args = parser.parse_args()
+    try:
+        a, b = load(args.run_a), load(args.run_b)
+    except (OSError, ValueError, KeyError) as exc:
+        parser.error(f"cannot read the records: {exc}")
     common = sorted(set(a) & set(b))
+    if args.common:
+        a, b = {q: r for q, r in a.items() if q in b}, {q: r for q, r in b.items() if q in a}
+    db = Databases(args.target)
+    summary(f"A {args.run_a}", a, db)
+    summary(f"B {args.run_b}", b, db)
     for key, label in (("_ex", "EX"), ("_tol", "tolerant EX")):
         d = paired_bootstrap([a[q][key] for q in common], [b[q][key] for q in common])
         print(f"paired A - B {label}: n={len(common)} {d['diff']:+.1%} [{d['low']:+.1%}, {d['high']:+.1%}]")
-    print("strict EX differs (qid: A, B):", [(q, a[q]["_ex"], b[q]["_ex"]) for q in common if a[q]["_ex"] != b[q]["_ex"]])
+    differs = [(q, a[q]["_ex"], b[q]["_ex"]) for q in common if a[q]["_ex"] != b[q]["_ex"]]
+    won, lost = sum(1 for _, x, _y in differs if x), sum(1 for _, x, _y in differs if not x)
+    print(f"strict EX differs (qid: A, B), A won {won}, lost {lost}:", differs)
 
 
 if __name__ == "__main__":
