@@ -30,6 +30,12 @@ class RewriteSettings(BaseModel):
         "(rewrites.missing_join), instead of spending a model repair. Replayed on recorded development runs: 12 "
         "right answers gained, 4 lost.",
     )
+    fix_join_keys: bool = Field(
+        True, description="Route a join whose ON pairs two columns that are no declared key (stadium.id = "
+        "injury_accident.game_id) through the one table the declared foreign keys lead to (game), before the "
+        "query runs (rewrites.join_keys; no declared foreign keys, no effect). Replayed through the voting "
+        "cascade on recorded development runs: 9 right answers gained, none lost.",
+    )
     fix_date_parts: bool = Field(
         True, description="Replace a SQLite date function over a column whose stored values are not dates "
         "(strftime('%Y', Year) on a column of year numbers, strftime('%A', day) on weekday names; SQLite answers "

@@ -65,6 +65,9 @@ STEPS: tuple[RewriteStep, ...] = (
     _step("join_column_owners", "candidate", ("index",), "rewrites.missing_join",
           "a column no table of its SELECT has is read from the one table joined to them by one foreign key "
           "that has it", steps.column_owners),
+    _step("fix_join_keys", "candidate", ("index",), "rewrites.join_keys (join-path repair, DIN-SQL / CHESS)",
+          "a join whose two columns are no declared key goes through the one table the keys lead to",
+          steps.join_keys),
     _step("fix_date_parts", "candidate", ("index", "database"), "rewrites.date_parts (value probes, RAISE)",
           "a date function over a column that holds no dates (a plain year, a weekday name) reads the column; a "
           "date literal compared with a column of years becomes its year",
