@@ -6,6 +6,14 @@ import sqlglot
 from sqlglot import exp
 
 
+def parse_query(sql: str, dialect: str) -> exp.Expr | None:
+    """``sql`` parsed as one statement of any kind (None when it does not parse). Never raises."""
+    try:
+        return sqlglot.parse_one(sql, read=dialect)
+    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError):
+        return None
+
+
 def parse_select(sql: str, dialect: str) -> exp.Select | None:
     """``sql`` parsed as one plain SELECT (None when it does not parse or is a UNION, an INSERT, ...)."""
     try:

@@ -26,10 +26,10 @@ import re
 from collections.abc import Mapping
 from typing import TypeGuard
 
-import sqlglot
 from sqlglot import exp
 
 from database.connection import Database
+from database.sql_sources import parse_query
 
 SAMPLE = 50
 """At most this many distinct non-NULL values are read per probed column."""
@@ -89,10 +89,7 @@ def fix_date_parts(sql: str, dialect: str, db: Database, columns: Mapping[str, s
     """
     if dialect != "sqlite":
         return None
-    try:
-        tree = sqlglot.parse_one(sql, read="sqlite")
-    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError):
-        return None
+    tree = parse_query(sql, "sqlite")
     if tree is None:
         return None
     tables = {t.alias_or_name.lower(): t for t in tree.find_all(exp.Table) if t.name}

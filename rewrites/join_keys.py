@@ -16,11 +16,10 @@ revision), made deterministic with the declared keys.
 
 from __future__ import annotations
 
-import sqlglot
 from sqlglot import exp
 
 from database.joins import JoinGraph
-from database.sql_sources import sources
+from database.sql_sources import parse_query, sources
 
 Key = tuple[str, str, str, str]
 """One single-column foreign key: (child table, child column, parent table, parent column), lower case."""
@@ -50,10 +49,7 @@ def fix_join_keys(sql: str, dialect: str, graph: JoinGraph) -> str | None:
     keys = _keys(graph)
     if not keys:
         return None
-    try:
-        tree = sqlglot.parse_one(sql, read=dialect)
-    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError):
-        return None
+    tree = parse_query(sql, dialect)
     if tree is None:
         return None
     changed = False

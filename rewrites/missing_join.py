@@ -17,14 +17,13 @@ import sqlglot
 from sqlglot import exp
 
 from database.joins import JoinGraph
-from database.sql_sources import sources
+from database.sql_sources import parse_query, sources
 
 
 def add_missing_joins(sql: str, dialect: str, graph: JoinGraph) -> str | None:
     """``sql`` with an inner join for each table it qualifies columns with but never joined; None if none."""
-    try:
-        tree = sqlglot.parse_one(sql, read=dialect)
-    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError):
+    tree = parse_query(sql, dialect)
+    if tree is None:
         return None
     changed = False
     for select in list(tree.find_all(exp.Select)):
@@ -111,10 +110,7 @@ def join_column_owners(sql: str, dialect: str, graph: JoinGraph, columns: Mappin
     references), SELECTs over derived tables, and any column with no or several owners or join candidates.
     Returns None when nothing changes or ``sql`` does not parse. Never raises.
     """
-    try:
-        tree = sqlglot.parse_one(sql, read=dialect)
-    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError):
-        return None
+    tree = parse_query(sql, dialect)
     if tree is None:
         return None
     changed = False

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import sqlglot
 from sqlglot import exp
 
 from database.joins import JoinGraph
+from database.sql_sources import parse_query
 
 
 def _single_table(select: exp.Select) -> exp.Table | None:
@@ -80,10 +80,7 @@ def fix_set_keys(sql: str, dialect: str, columns: Mapping[str, set[str]], graph:
     low = sql.lower()
     if "except" not in low and "intersect" not in low:
         return None
-    try:
-        tree = sqlglot.parse_one(sql, read=dialect)
-    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, ValueError):
-        return None
+    tree = parse_query(sql, dialect)
     if tree is None:
         return None
     changed = False
