@@ -25,10 +25,11 @@ class RewriteSettings(BaseModel):
         "its tables has exactly one foreign key to it (rewrites.missing_join).",
     )
     join_column_owners: bool = Field(
-        True, description="Read a column that no table of its SELECT has (SQLite: 'no such column') from the one "
-        "table outside it that has the column and a single foreign key to one of its tables, adding the join "
-        "(rewrites.missing_join), instead of spending a model repair. Replayed on recorded development runs: 12 "
-        "right answers gained, 4 lost.",
+        True, description="Read a column that no table of its SELECT has (SQLite: 'no such column'; unqualified, or "
+        "qualified with a table there that only links others) from the one table outside it that has the column "
+        "and a single foreign key to one of its tables, adding the join (rewrites.missing_join), instead of "
+        "spending a model repair. Replayed on recorded development runs: 12 right answers gained, 4 lost; "
+        "through the voting cascade 19 gained, 5 lost (the linking-table case: 4 of the gains, no loss).",
     )
     fix_join_keys: bool = Field(
         True, description="Route a join whose ON pairs two columns that are no declared key (stadium.id = "

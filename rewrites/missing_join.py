@@ -98,10 +98,11 @@ def _spelled(select: exp.Select, ref: str) -> str:
 
 
 def join_column_owners(sql: str, dialect: str, graph: JoinGraph, columns: Mapping[str, set[str]]) -> str | None:
-    """``sql`` with each unqualified column that no table of its SELECT has read from the one table that has it.
+    """``sql`` with each column that no table of its SELECT has read from the one table that has it.
 
     ``SELECT Name, Decoration_Theme FROM round`` fails with "no such column: Name" when ``Name`` lives in
-    ``member`` and ``round.Member_ID`` references ``member``. When exactly one table outside the SELECT has the
+    ``member`` and ``round.Member_ID`` references ``member``; ``round_member.Name`` (qualified with a table of the
+    SELECT that only links others and lacks it, as every table there does) is treated alike. When exactly one table outside the SELECT has the
     column and a single foreign key to or from exactly one table of the SELECT (other owners of the name, not
     adjacent, do not count), the column is qualified with that table and the join added; columns of the SELECT's own tables that the new table also has are
     qualified with their original table first, so nothing that resolved before changes meaning. ``columns`` maps
@@ -137,6 +138,7 @@ def _join_owner(select: exp.Select, graph: JoinGraph, columns: Mapping[str, set[
         return False
     own = {alias: columns[name.lower()] for alias, name in refs.items()}
     known = set().union(*own.values())
+    stripped = _strip_misplaced(select, own, known, graph, refs)
     aliases = {e.alias.lower() for e in select.expressions if e.alias}
     outer = _outer_columns(select, columns)
     unknown = sorted({c.name for c in select.find_all(exp.Column)
@@ -178,4 +180,47 @@ def _join_owner(select: exp.Select, graph: JoinGraph, columns: Mapping[str, set[
         own[table.lower()] = shared
         joined.add(table.lower())
         added = True
+    for column, qualifier in stripped:  # no owner was joined for it: the database error stays as it was
+        if not column.table:
+            column.set("table", qualifier)
     return added
+
+
+def _strip_misplaced(select: exp.Select, own: Mapping[str, set[str]], known: set[str], graph: JoinGraph,
+                     refs: Mapping[str, str]) -> list[tuple[exp.Column, exp.Identifier]]:
+    """Unqualify the columns of ``select`` qualified with a linking table of it when none of its tables has them.
+
+    ``SELECT repair_assignment.machine_series FROM repair_assignment`` names a table of the SELECT that lacks the
+    column, and so does every other table there: when the named table only links others (:func:`_links_only`),
+    the column is looked up as an unqualified one (its owner joined). A table with attributes of its own is
+    left alone: ``Movie.name`` means the film's title far more often than a reviewer's name in a joined table
+    (replayed: unrestricted, the step lost 5 questions it had right; restricted, none). Returns each stripped
+    column with its qualifier, to restore when no owner is joined.
+    """
+    stripped = []
+    for column in select.find_all(exp.Column):
+        if (column.table and column.find_ancestor(exp.Select) is select and not column.this.quoted
+                and not isinstance(column.this, exp.Star) and column.table.lower() in own
+                and column.name.lower() not in known
+                and _links_only(graph, refs[column.table.lower()], own[column.table.lower()])):
+            stripped.append((column, column.args["table"]))
+            column.set("table", None)
+    return stripped
+
+
+
+def _links_only(graph: JoinGraph, table: str, table_columns: set[str]) -> bool:
+    """Is every column of ``table`` (lower-cased ``table_columns``) part of one of its declared join keys?
+
+    Such a table (``repair_assignment(technician_id, repair_id, machine_id)``) only links others and holds no
+    attribute of its own, so an attribute qualified with it belongs to a table it links.
+    """
+    name = graph.canonical(table) or table
+    keys: set[str] = set()
+    for edge in graph.adj.get(name, []):
+        for part in edge.condition.split(" AND "):
+            for side in part.split(" = "):
+                owner, _, column = side.strip().rpartition(".")
+                if owner.lower() == name.lower():
+                    keys.add(column.lower())
+    return bool(keys) and table_columns <= keys

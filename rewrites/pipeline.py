@@ -63,8 +63,8 @@ STEPS: tuple[RewriteStep, ...] = (
     _step("add_missing_joins", "candidate", ("index",), "rewrites.missing_join",
           "a table qualified but never joined is joined along its one foreign key", steps.missing_joins),
     _step("join_column_owners", "candidate", ("index",), "rewrites.missing_join",
-          "a column no table of its SELECT has is read from the one table joined to them by one foreign key "
-          "that has it", steps.column_owners),
+          "a column no table of its SELECT has (unqualified, or qualified with a table that only links others) is "
+          "read from the one table joined to them by one foreign key that has it", steps.column_owners),
     _step("fix_join_keys", "candidate", ("index",), "rewrites.join_keys (join-path repair, DIN-SQL / CHESS)",
           "a join whose two columns are no declared key goes through the one table the keys lead to",
           steps.join_keys),

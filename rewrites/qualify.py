@@ -7,8 +7,9 @@ database error is certain, and the fix is unique when exactly one other table of
 column, so it is made deterministically instead of spending a model repair (on the 2-core machine ~10 s, and the
 1.5B model often writes the same query back).
 
-:func:`fix_qualifiers` re-points such a column to the one table of its SELECT that has it. It leaves the query
-alone when the column is in no table or in several, when a fix would make a join condition compare a table
+:func:`fix_qualifiers` re-points such a column to the one table of its SELECT that has it. It leaves a column
+alone when it is in no table or in several (the other columns are still fixed: a later step may join the table
+that has it), when a fix would make a join condition compare a table
 with itself, or when the SQL has constructs it cannot resolve (unknown tables, derived tables). A query whose
 qualifiers are all right comes back unchanged, so it is cheap to apply to every candidate.
 """
@@ -64,9 +65,8 @@ def _fix_select(select: exp.Select, columns: Columns) -> bool:
         if not qualifier or name in columns[refs[qualifier]]:
             continue
         owners = [r for r, t in refs.items() if name in columns[t]]
-        if len(owners) != 1:
-            return False  # nowhere or ambiguous: leave it to the database error and the repair
-        fixes.append((column, owners[0]))
+        if len(owners) == 1:  # nowhere or ambiguous: left to the later steps, the database error and the repair
+            fixes.append((column, owners[0]))
     if not fixes:
         return False
     for column, ref in fixes:

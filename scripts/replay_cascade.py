@@ -195,7 +195,8 @@ def per_step(rows: list[dict[str, Any]], dbs: Databases, knowledge: Knowledge | 
     """Leave-one-out table: for each step, the replay with only that step off against the replay with all on.
 
     ``on`` is each question's strict EX with every step on; ``fired_by`` the steps that fired on its answer.
-    A win is a question right with the step and wrong without it; a loss the reverse. Trigger: the share of
+    A win is a question right with the step and wrong without it; a loss the reverse (both listed by id after
+    the counts). Trigger: the share of
     questions whose answer the step changed. The ``fresh`` step (entity swap) needs value matches, which
     records do not keep: it is not replayed. ``only``: the names of the steps to tabulate (empty: all); ``agree``:
     as in :func:`replay`.
@@ -205,7 +206,8 @@ def per_step(rows: list[dict[str, Any]], dbs: Databases, knowledge: Knowledge | 
         if step.phase == "fresh" or (only and step.name not in only):
             continue
         switches = RewriteSettings().model_copy(update={step.name: False})
-        wins = losses = 0
+        won: list[str] = []
+        lost: list[str] = []
         for row in rows:
             db, _columns = dbs.of(row)
             question = str(row["question"])
@@ -214,10 +216,13 @@ def per_step(rows: list[dict[str, Any]], dbs: Databases, knowledge: Knowledge | 
                                    names_table=functools.partial(question_names_table, question))
             final = replay(db, inputs, row["candidates"], agree)[0] or row.get("pred_sql")
             off = score(db, row["gold_sql"], final)[0]
-            wins += on[row["qid"]] == 1 and off == 0
-            losses += on[row["qid"]] == 0 and off == 1
+            if on[row["qid"]] == 1 and off == 0:
+                won.append(str(row["qid"]))
+            elif on[row["qid"]] == 0 and off == 1:
+                lost.append(str(row["qid"]))
         fired = sum(step.name in names for names in fired_by.values())
-        print(f"{step.name:<23} {step.phase:<10} {fired / max(1, len(rows)):>6.1%}  {wins:>4}  {losses:>6}")
+        print(f"{step.name:<23} {step.phase:<10} {fired / max(1, len(rows)):>6.1%}  {len(won):>4}  {len(lost):>6}"
+              + (f"  won {' '.join(won) or '-'}; lost {' '.join(lost) or '-'}" if won or lost else ""))
 
 
 if __name__ == "__main__":

@@ -35,10 +35,11 @@ def test_nothing_else_is_joined(sql: str) -> None:
 
 
 OWNERS = join_graph({"round": [("member_id", "member.member_id")], "member": [("college_id", "college.college_id")],
-                     "college": [], "dorm": [], "lives_in": [("dorm_id", "dorm.dorm_id")]})
+                     "college": [], "dorm": [], "student": [],
+                     "lives_in": [("dorm_id", "dorm.dorm_id"), ("stu_id", "student.stu_id")]})
 OWNER_COLUMNS = {"round": {"round_id", "member_id", "theme"}, "member": {"member_id", "name", "country", "college_id"},
                  "college": {"college_id", "name", "city"}, "dorm": {"dorm_id", "dorm_name"},
-                 "lives_in": {"stu_id", "dorm_id"}}
+                 "lives_in": {"stu_id", "dorm_id"}, "student": {"stu_id", "sex"}}
 
 
 @pytest.mark.parametrize(("sql", "fixed"), [
@@ -53,6 +54,11 @@ OWNER_COLUMNS = {"round": {"round_id", "member_id", "theme"}, "member": {"member
     ("SELECT theme, COUNT(*) AS n FROM member GROUP BY theme ORDER BY n",
      "SELECT round.theme, COUNT(*) AS n FROM member JOIN round ON round.member_id = member.member_id "
      "GROUP BY round.theme ORDER BY n"),
+    # qualified with a table of the SELECT that only links others and lacks it, as every table there does
+    ("SELECT COUNT(*) FROM lives_in WHERE lives_in.dorm_name = 'Smith'",
+     "SELECT COUNT(*) FROM lives_in JOIN dorm ON lives_in.dorm_id = dorm.dorm_id WHERE dorm.dorm_name = 'Smith'"),
+    ("SELECT COUNT(*) FROM lives_in AS l WHERE l.sex = 'F'",
+     "SELECT COUNT(*) FROM lives_in AS l JOIN student ON l.stu_id = student.stu_id WHERE student.sex = 'F'"),
 ])
 def test_a_column_no_table_has_is_read_from_its_one_neighbouring_owner(sql: str, fixed: str) -> None:
     assert join_column_owners(sql, "sqlite", OWNERS, OWNER_COLUMNS) == fixed
@@ -62,6 +68,10 @@ def test_a_column_no_table_has_is_read_from_its_one_neighbouring_owner(sql: str,
     "SELECT name, theme FROM round JOIN member ON round.member_id = member.member_id",  # resolves already
     "SELECT city FROM round",                          # two foreign keys away
     "SELECT nothing FROM round",                       # nobody has it
+    "SELECT round.nothing FROM round",                 # nobody has it, qualified: kept as written
+    "SELECT round.city FROM round",                    # qualified, two foreign keys away
+    "SELECT r.name, r.theme FROM round AS r",          # qualified with a table of attributes: its intent stands
+    "SELECT round.name FROM round JOIN round AS r2 ON round.round_id = r2.round_id",  # two ways to join it
     "SELECT theme FROM round WHERE theme = \"F\"",      # quoted: SQLite reads an unknown name as text
     "SELECT theme FROM round WHERE member_id IN (SELECT member_id FROM member WHERE name = theme)",  # correlated
     "SELECT x FROM (SELECT theme AS x FROM round) AS d",  # a derived table

@@ -59,3 +59,10 @@ def test_a_table_name_used_after_its_alias_is_replaced_by_the_alias_unless_it_is
     assert fix(correlated) == correlated
     twice = "SELECT cartoon.title FROM cartoon AS a JOIN cartoon AS b ON a.id = b.id"
     assert fix(twice) == twice  # which of the two is meant is not certain
+
+
+def test_a_column_no_table_of_the_select_has_does_not_stop_the_others_being_fixed() -> None:
+    sql = ("SELECT Cartoon.series_name, Cartoon.episode FROM Cartoon JOIN TV_Channel "
+           "ON Cartoon.channel = TV_Channel.id")
+    assert fix(sql) == ("SELECT TV_Channel.series_name, Cartoon.episode FROM Cartoon JOIN TV_Channel "
+                        "ON Cartoon.channel = TV_Channel.id")
