@@ -3,6 +3,7 @@
     python scripts/compare_runs.py sqlite:///data/markets/markets.sqlite RUN_A.jsonl RUN_B.jsonl
     python scripts/compare_runs.py spider:data/spider-dev RUN_A.jsonl RUN_B.jsonl   # each record's db_id
     python scripts/compare_runs.py --common spider:DIR PARTIAL.jsonl FULL.jsonl      # both on the shared questions
+    python scripts/compare_runs.py spider:ABBREV ABBREV.jsonl ORIG.jsonl --target-b spider:ORIG  # two copies
 
 Strict and tolerant EX are recomputed from each record's gold and predicted SQL (so runs written before the
 tolerant metric existed compare too), then: means with 95% bootstrap intervals, latency median/p95, LLM calls
@@ -88,6 +89,8 @@ def main() -> None:
     parser.add_argument("run_a", help="evaluation records A (JSONL)")
     parser.add_argument("run_b", help="evaluation records B (JSONL)")
     parser.add_argument("--common", action="store_true", help="summarise both runs on their shared questions only")
+    parser.add_argument("--target-b", help="B's database when it is another copy (abbreviated names against the "
+                        "original ones, same qids); default: target")
     args = parser.parse_args()
     try:
         a, b = load(args.run_a), load(args.run_b)
@@ -96,9 +99,8 @@ def main() -> None:
     common = sorted(set(a) & set(b))
     if args.common:
         a, b = {q: r for q, r in a.items() if q in b}, {q: r for q, r in b.items() if q in a}
-    db = Databases(args.target)
-    summary(f"A {args.run_a}", a, db)
-    summary(f"B {args.run_b}", b, db)
+    summary(f"A {args.run_a}", a, Databases(args.target))
+    summary(f"B {args.run_b}", b, Databases(args.target_b or args.target))
     for key, label in (("_ex", "EX"), ("_tol", "tolerant EX")):
         d = paired_bootstrap([a[q][key] for q in common], [b[q][key] for q in common])
         print(f"paired A - B {label}: n={len(common)} {d['diff']:+.1%} [{d['low']:+.1%}, {d['high']:+.1%}]")
