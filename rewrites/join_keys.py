@@ -25,7 +25,7 @@ Key = tuple[str, str, str, str]
 """One single-column foreign key: (child table, child column, parent table, parent column), lower case."""
 
 
-def _keys(graph: JoinGraph) -> dict[Key, Key]:
+def declared_keys(graph: JoinGraph) -> dict[Key, Key]:
     """Every single-column foreign key of ``graph``: its lower-cased form -> its declared spelling."""
     keys: dict[Key, Key] = {}
     for edges in graph.adj.values():
@@ -46,7 +46,7 @@ def fix_join_keys(sql: str, dialect: str, graph: JoinGraph) -> str | None:
     See the module docstring for when it applies. Returns None when nothing changes, ``sql`` does not parse or
     the database declares no foreign keys. Never raises.
     """
-    keys = _keys(graph)
+    keys = declared_keys(graph)
     if not keys:
         return None
     tree = parse_query(sql, dialect)
@@ -92,20 +92,20 @@ def _route(select: exp.Select, graph: JoinGraph, keys: dict[Key, Key], *, quote:
         join.set("on", exp.EQ(this=j_col, expression=_column(to_j[0], name, quote)))
         bridge_on = exp.EQ(this=_column(to_p[0], name, quote), expression=p_col)
         joins = select.args["joins"]
-        joins.insert(joins.index(join), exp.Join(this=exp.Table(this=_name(name, quote)), on=bridge_on))
+        joins.insert(joins.index(join), exp.Join(this=exp.Table(this=identifier(name, quote)), on=bridge_on))
         select.set("joins", joins)
         refs[bridge.lower()] = bridge.lower()
         changed = True
     return changed
 
 
-def _name(name: str, quote: bool) -> exp.Identifier:
+def identifier(name: str, quote: bool) -> exp.Identifier:
     """An identifier as declared; with ``quote``, quoted when not all lower case (the engine folds the rest)."""
     return exp.to_identifier(name, quoted=quote and name != name.lower())
 
 
 def _column(column: str, table: str, quote: bool) -> exp.Column:
-    return exp.Column(this=_name(column, quote), table=_name(table, quote))
+    return exp.Column(this=identifier(column, quote), table=identifier(table, quote))
 
 
 def _bridges(j_table: str, jc: str, p_table: str, pc: str, keys: set[Key],

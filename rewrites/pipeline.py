@@ -65,6 +65,9 @@ STEPS: tuple[RewriteStep, ...] = (
     _step("join_column_owners", "candidate", ("index",), "rewrites.missing_join",
           "a column no table of its SELECT has (unqualified, or qualified with a table that only links others) is "
           "read from the one table joined to them by one foreign key that has it", steps.column_owners),
+    _step("complete_join_conditions", "candidate", ("index",), "rewrites.join_conditions (join-path repair)",
+          "a join condition naming one side of a key only (ON a.col, ON a.col = a.col) gets its other side",
+          steps.join_conditions),
     _step("fix_join_keys", "candidate", ("index",), "rewrites.join_keys (join-path repair, DIN-SQL / CHESS)",
           "a join whose two columns are no declared key goes through the one table the keys lead to",
           steps.join_keys),

@@ -17,6 +17,7 @@ from rewrites.dangling import any_join, prune_dangling_joins
 from rewrites.date_parts import fix_date_parts
 from rewrites.entity_swap import swap_copied_entities
 from rewrites.inputs import RewriteInputs
+from rewrites.join_conditions import complete_join_conditions
 from rewrites.join_keys import fix_join_keys
 from rewrites.literals import all_filters_named, drop_unasked_filters, fix_literals, named_in
 from rewrites.missing_join import add_missing_joins, join_column_owners
@@ -45,6 +46,13 @@ def column_owners(sql: str, inputs: RewriteInputs) -> str | None:
     if not columns or inputs.catalog is None:
         return None
     return join_column_owners(sql, inputs.dialect, inputs.catalog.graph, columns)
+
+
+def join_conditions(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.join_conditions.complete_join_conditions` with the catalog's columns and foreign keys."""
+    columns = inputs.lower_columns()
+    graph = inputs.catalog.graph if inputs.catalog is not None else None
+    return complete_join_conditions(sql, inputs.dialect, graph, columns) if columns else None
 
 
 def join_keys(sql: str, inputs: RewriteInputs) -> str | None:
