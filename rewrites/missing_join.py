@@ -142,7 +142,8 @@ def _join_owner(select: exp.Select, graph: JoinGraph, columns: Mapping[str, set[
     aliases = {e.alias.lower() for e in select.expressions if e.alias}
     outer = _outer_columns(select, columns)
     unknown = sorted({c.name for c in select.find_all(exp.Column)
-                      if not c.table and c.find_ancestor(exp.Select) is select and not c.this.quoted
+                      if not c.table and isinstance(c.this, exp.Identifier) and c.find_ancestor(exp.Select) is select
+                      and not c.this.quoted
                       and c.name.lower() not in known | aliases | outer})
     joined = {name.lower() for name in refs.values()}
     lowered = {name.lower() for name in unknown}
@@ -161,7 +162,8 @@ def _join_owner(select: exp.Select, graph: JoinGraph, columns: Mapping[str, set[
         source_name = (graph.canonical(refs[alias]) or refs[alias]).lower()
         shared = columns.get(table.lower(), set())
         for column in select.find_all(exp.Column):  # keep what resolved before reading its own table
-            if column.table or column.find_ancestor(exp.Select) is not select or column.this.quoted:
+            if (column.table or not isinstance(column.this, exp.Identifier)
+                    or column.find_ancestor(exp.Select) is not select or column.this.quoted):
                 continue
             low = column.name.lower()
             if low == name.lower() or (low in lowered and low in shared
@@ -199,8 +201,8 @@ def _strip_misplaced(select: exp.Select, own: Mapping[str, set[str]], known: set
     """
     stripped = []
     for column in select.find_all(exp.Column):
-        if (column.table and column.find_ancestor(exp.Select) is select and not column.this.quoted
-                and not isinstance(column.this, exp.Star) and column.table.lower() in own
+        if (column.table and not isinstance(column.this, exp.Star) and column.find_ancestor(exp.Select) is select
+                and not column.this.quoted and column.table.lower() in own
                 and column.name.lower() not in known
                 and _links_only(graph, refs[column.table.lower()], own[column.table.lower()])):
             stripped.append((column, column.args["table"]))

@@ -19,6 +19,7 @@ business words to constraints, and the as-of reading of time series.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -26,6 +27,8 @@ from database.guard import guard_sql
 from rewrites import steps
 from rewrites.inputs import Need, Phase, RewriteInputs, StepTrace
 from rewrites.literals import degenerate
+
+log = logging.getLogger(__name__)
 
 Rewrite = Callable[[str, RewriteInputs], "str | None"]
 """``step(sql, inputs)``: the rewritten SQL, or None / ``sql`` when nothing changes."""
@@ -129,13 +132,18 @@ def run_phase(phase: Phase, sql: str, inputs: RewriteInputs) -> tuple[str, list[
     ``rescue``: each fix (guarded) then runs the ``candidate`` phase with the same inputs (its question
     included) and is dry-run on ``inputs.db``; the first that returns non-degenerate rows is returned (its trace
     ``fired``), else ``sql`` unchanged. Never raises for a step's input: every step returns None on what it does
-    not understand.
+    not understand, and a step that raises anyway (a bug) is logged, traced as "the step failed" and skipped.
     """
     traces: list[StepTrace] = []
     for step in STEPS:
         if step.phase != phase or not getattr(inputs.switches, step.name) or not all(map(inputs.has, step.needs)):
             continue
-        new = step.fn(sql, inputs)
+        try:
+            new = step.fn(sql, inputs)
+        except Exception as exc:  # noqa: BLE001 - a step's bug must not cost the question its answer
+            log.warning("rewrite step %s failed on %r: %r", step.name, sql, exc)
+            traces.append(StepTrace(step.name, phase, False, note=f"the step failed: {type(exc).__name__}"))
+            continue
         if not new or new == sql:
             traces.append(StepTrace(step.name, phase, False))
             continue

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import warnings
 from pathlib import Path
@@ -74,6 +75,18 @@ def test_a_disabled_step_does_not_run() -> None:
     sql, traces = run_phase("candidate", aliased, off)
     assert sql == aliased and "simplify_sql" not in [t.step for t in traces]
     assert {t.step for t in traces} == {"lift_window_filters"}  # the only other step that needs no input
+
+
+def test_a_step_that_raises_is_skipped_and_traced(monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(sql: str, inputs: RewriteInputs) -> str | None:
+        raise AttributeError("'Star' object has no attribute 'quoted'")
+
+    broken = tuple(dataclasses.replace(s, fn=boom) if s.name == "simplify_sql" else s for s in STEPS)
+    monkeypatch.setattr("rewrites.pipeline.STEPS", broken)
+    sql, traces = run_phase("candidate", "SELECT c.name FROM customers AS c", RewriteInputs(dialect="sqlite"))
+    assert sql == "SELECT c.name FROM customers AS c"
+    failed = next(t for t in traces if t.step == "simplify_sql")
+    assert not failed.fired and failed.note == "the step failed: AttributeError"
 
 
 def test_a_rescued_query_runs_the_candidate_steps_with_its_question(shop_settings: Settings) -> None:
