@@ -76,8 +76,9 @@ def test_a_column_no_table_has_is_read_from_its_one_neighbouring_owner(sql: str,
     "SELECT theme FROM round WHERE member_id IN (SELECT member_id FROM member WHERE name = theme)",  # correlated
     "SELECT x FROM (SELECT theme AS x FROM round) AS d",  # a derived table
     "SELECT dorm_name FROM lives_in AS a JOIN lives_in AS b ON a.stu_id = b.stu_id",  # two ways to join it
-    "SELECT member.* FROM round",                      # a star of a table not in the query (no crash)
-    "SELECT round.*, member.* FROM round",
+    "SELECT round.* FROM round",                       # a qualified star (raised before 2026-11-29)
+    "SELECT member.* FROM round",                      # a star of a table not in the query
+    "SELECT r.*, member.* FROM round AS r",
     "SELEC broken ((",
 ])
 def test_what_it_cannot_place_is_left_to_the_repair(sql: str) -> None:
