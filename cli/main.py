@@ -40,6 +40,21 @@ def _print_json(data: Any) -> None:
     print(json.dumps(data, indent=2, default=str, ensure_ascii=False))
 
 
+def _id_list(text: str) -> list[str]:
+    """``--ids`` value: comma-separated ids, or ``@FILE`` with one id per line (blank lines ignored)."""
+    if text.startswith("@"):
+        path = Path(text[1:])
+        if not path.is_file():
+            raise argparse.ArgumentTypeError(f"no such file: {path}")
+        parts = path.read_text(encoding="utf-8").split()
+    else:
+        parts = text.split(",")
+    ids = [p.strip() for p in parts if p.strip()]
+    if not ids:
+        raise argparse.ArgumentTypeError("no question id given")
+    return ids
+
+
 def _table(columns: list[str], rows: list[list[Any]], limit: int = 20) -> str:
     import pandas as pd
 
@@ -281,6 +296,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sample", type=int, help="random sample of N questions (with --seed)")
     p.add_argument("--per-db", type=int, help="at most N questions per database (with --seed; before --sample)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--ids", type=_id_list, help="answer only these question ids of the selection (comma-separated "
+                   "or @FILE, one per line); the few-shot split stays the whole selection's")
     p.add_argument("--out", default="eval/runs/latest", help="run directory (resumes what is already there)")
     p.add_argument("--workers", type=int, default=1, help="questions answered in parallel")
     p.add_argument("--llm-judge", action=argparse.BooleanOptionalAction, default=True,

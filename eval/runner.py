@@ -69,17 +69,21 @@ def load_dataset(kind: str, path: str | None, split: Literal["all", "dev", "test
 
 
 def prepare_store(store: VectorStore, settings: Settings, all_items: list[EvalItem], evaluated: list[EvalItem],
-                  *, per_db: int, seed: int) -> dict[str, int]:
+                  *, per_db: int, seed: int, answered: list[EvalItem] | None = None) -> dict[str, int]:
     """Index each evaluated database (tables, values) once and make its examples the disjoint split.
 
-    Its examples are exactly the split of :func:`eval.splits.example_split`. Returns the number of examples
-    per ``db_id``.
+    Its examples are exactly the split of :func:`eval.splits.example_split` over ``evaluated``; with
+    ``answered`` (a subset of it) only the databases of those questions are indexed and given examples. Returns
+    the number of examples per indexed ``db_id``.
     """
     first = {it.db_id: it for it in evaluated}
     files = {db_id: settings.with_database(it.database_url).resolved_examples_path() for db_id, it in first.items()}
     split = example_split(all_items, evaluated, files=files, per_db=per_db, seed=seed)
+    needed = {it.db_id for it in answered} if answered is not None else set(first)
     counts = {}
     for db_id, item in first.items():
+        if db_id not in needed:
+            continue
         db_settings = settings.with_database(item.database_url)
         db = Database.from_settings(db_settings)
         if store.count("description_index", where={"db": db.key}) == 0:
@@ -196,6 +200,8 @@ class EvalRequest(BaseModel):
     seed: int = Field(0, description="Seed of the sample and of the examples split.")
     per_db: int | None = Field(None, ge=1, description="At most N questions per database (with ``seed``; "
                                "before ``sample``).")
+    ids: list[str] | None = Field(None, description="Answer only these question ids of the selection; the few-shot "
+                                  "split stays the whole selection's, so the records pair with a full run's.")
     out: str = Field("eval/runs/latest", description="Run directory (resumes what is already there).")
     workers: int = Field(1, ge=1, description="Questions answered in parallel.")
     llm_judge: bool = Field(True, description="LLM-as-judge metric (called only when EX cannot decide).")
@@ -216,22 +222,28 @@ def run_eval(request: EvalRequest, settings: Settings, *,
     Raises:
         EndpointDownError: the LLM endpoint became unreachable; answered questions are kept, so the same
             request resumes.
-        ValueError: unknown configuration or unreadable dataset.
+        ValueError: unknown configuration, unreadable dataset, or an id of ``ids`` not in the selection.
     """
     configs = parse_configs(request.configs)
     all_items = load_dataset(request.dataset, request.path, request.split)
     evaluated = select(all_items, limit=request.limit, sample=request.sample, seed=request.seed,
                        per_db=request.per_db)
+    unknown = set(request.ids or ()) - {it.qid for it in evaluated}
+    if unknown:
+        raise ValueError(f"question ids not in the selection: {', '.join(sorted(unknown)[:5])}")
     out = Path(request.out)
     out.mkdir(parents=True, exist_ok=True)
     if settings.uses_local_llm() and not llm_overrides:
         ensure_local_server(settings)
     chroma = Path(request.chroma) if request.chroma else Path(settings.state_dir) / "eval" / "chroma"
     store = ChromaStore(chroma, get_embedding_function(settings))
-    examples = prepare_store(store, settings, all_items, evaluated, per_db=request.examples_per_db, seed=request.seed)
+    answered = [it for it in evaluated if it.qid in set(request.ids)] if request.ids is not None else evaluated
+    examples = prepare_store(store, settings, all_items, evaluated, per_db=request.examples_per_db, seed=request.seed,
+                             answered=answered)  # the split is the whole selection's, so records pair with its run
+    evaluated = answered
     names = [c.name for c in configs]
     meta: dict[str, Any] = {"dataset": request.dataset, "split": request.split, "path": request.path, "sample": request.sample, "seed": request.seed,
-            "limit": request.limit, "per_db": request.per_db, "questions": len(evaluated), "configs": names,
+            "limit": request.limit, "per_db": request.per_db, "ids": request.ids, "questions": len(evaluated), "configs": names,
             "examples_per_db": examples, "llm_judge": bool(request.llm_judge),
             "models": {r: settings.llm(r).model for r in ("planner", "generator", "judge", "organizer")},
             "judge_model": request.judge_model or settings.judge.model, "started": datetime.now(UTC).isoformat()}

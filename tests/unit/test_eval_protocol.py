@@ -170,6 +170,37 @@ def test_examples_come_from_the_split(spider_dir: Path, shop_settings: Settings,
         assert prompts.count(question) == sum(1 for p in models["generator"].prompts if question in str(p[-1].content))
 
 
+def test_ids_answer_a_subset_with_the_whole_selections_examples(spider_dir: Path, shop_settings: Settings,
+                                                                 tmp_path: Path) -> None:
+    full, part = tmp_path / "full", tmp_path / "part"
+    run_eval(args_for(spider_dir, full, "single_shot", llm_judge=False, sample=4), shop_settings,
+             llm_overrides=eval_models())  # type: ignore[arg-type]
+    records = [json.loads(line) for line in (full / "single_shot.jsonl").read_text().splitlines()]
+    chosen = [records[1]["qid"], records[3]["qid"]]
+    run_eval(args_for(spider_dir, part, "with_examples", llm_judge=False, sample=4, ids=chosen), shop_settings,
+             llm_overrides=eval_models())  # type: ignore[arg-type]
+    answered = [json.loads(line)["qid"] for line in (part / "with_examples.jsonl").read_text().splitlines()]
+    meta = json.loads((part / "run.json").read_text())
+    assert sorted(answered) == sorted(chosen) and meta["ids"] == chosen
+    assert meta["examples_per_db"] == {"shop": 2}  # the six questions less the four selected, not less two
+    with pytest.raises(ValueError, match="not in the selection"):
+        run_eval(args_for(spider_dir, tmp_path / "bad", "with_examples", sample=4, ids=["nope"]), shop_settings,
+                 llm_overrides=eval_models())  # type: ignore[arg-type]
+
+
+def test_the_cli_reads_ids_inline_or_from_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from cli.main import build_parser
+
+    assert build_parser().parse_args(["eval", "--ids", "a, b"]).ids == ["a", "b"]
+    (tmp_path / "ids.txt").write_text("spider-1\n\nspider-7\n")
+    assert build_parser().parse_args(["eval", "--ids", f"@{tmp_path / 'ids.txt'}"]).ids == ["spider-1", "spider-7"]
+    assert build_parser().parse_args(["eval"]).ids is None
+    for bad in (f"@{tmp_path / 'missing.txt'}", " , "):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args(["eval", "--ids", bad])
+    assert "no such file" in capsys.readouterr().err
+
+
 def test_parse_configs() -> None:
     assert [c.name for c in parse_configs("all")] == list(CONFIGS)
     with pytest.raises(ValueError, match="choose from"):
