@@ -132,3 +132,20 @@ def _spelled(route: tuple[str, tuple[str, str], tuple[str, str]],
     bridge, (to_p, p_col), (to_j, j_col) = route
     spelling = {(k[0], k[1]): v[1] for k, v in keys.items()} | {(k[2], k[3]): v[3] for k, v in keys.items()}
     return (bridge, (spelling.get((bridge, to_p), to_p), p_col), (spelling.get((bridge, to_j), to_j), j_col))
+
+
+def links_only(graph: JoinGraph, table: str, table_columns: set[str]) -> bool:
+    """Is every column of ``table`` (lower-cased ``table_columns``) part of one of its declared join keys?
+
+    Such a table (``repair_assignment(technician_id, repair_id, machine_id)``) only links others and holds no
+    attribute of its own, so an attribute qualified with it belongs to a table it links.
+    """
+    name = graph.canonical(table) or table
+    keys: set[str] = set()
+    for edge in graph.adj.get(name, []):
+        for part in edge.condition.split(" AND "):
+            for side in part.split(" = "):
+                owner, _, column = side.strip().rpartition(".")
+                if owner.lower() == name.lower():
+                    keys.add(column.lower())
+    return bool(keys) and table_columns <= keys

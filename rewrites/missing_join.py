@@ -18,6 +18,7 @@ from sqlglot import exp
 
 from database.joins import JoinGraph
 from database.sql_sources import parse_query, sources
+from rewrites.join_keys import links_only
 
 
 def add_missing_joins(sql: str, dialect: str, graph: JoinGraph) -> str | None:
@@ -193,7 +194,7 @@ def _strip_misplaced(select: exp.Select, own: Mapping[str, set[str]], known: set
     """Unqualify the columns of ``select`` qualified with a linking table of it when none of its tables has them.
 
     ``SELECT repair_assignment.machine_series FROM repair_assignment`` names a table of the SELECT that lacks the
-    column, and so does every other table there: when the named table only links others (:func:`_links_only`),
+    column, and so does every other table there: when the named table only links others (:func:`rewrites.join_keys.links_only`),
     the column is looked up as an unqualified one (its owner joined). A table with attributes of its own is
     left alone: ``Movie.name`` means the film's title far more often than a reviewer's name in a joined table
     (replayed: unrestricted, the step lost 5 questions it had right; restricted, none). Returns each stripped
@@ -204,25 +205,7 @@ def _strip_misplaced(select: exp.Select, own: Mapping[str, set[str]], known: set
         if (column.table and not isinstance(column.this, exp.Star) and column.find_ancestor(exp.Select) is select
                 and not column.this.quoted and column.table.lower() in own
                 and column.name.lower() not in known
-                and _links_only(graph, refs[column.table.lower()], own[column.table.lower()])):
+                and links_only(graph, refs[column.table.lower()], own[column.table.lower()])):
             stripped.append((column, column.args["table"]))
             column.set("table", None)
     return stripped
-
-
-
-def _links_only(graph: JoinGraph, table: str, table_columns: set[str]) -> bool:
-    """Is every column of ``table`` (lower-cased ``table_columns``) part of one of its declared join keys?
-
-    Such a table (``repair_assignment(technician_id, repair_id, machine_id)``) only links others and holds no
-    attribute of its own, so an attribute qualified with it belongs to a table it links.
-    """
-    name = graph.canonical(table) or table
-    keys: set[str] = set()
-    for edge in graph.adj.get(name, []):
-        for part in edge.condition.split(" AND "):
-            for side in part.split(" = "):
-                owner, _, column = side.strip().rpartition(".")
-                if owner.lower() == name.lower():
-                    keys.add(column.lower())
-    return bool(keys) and table_columns <= keys

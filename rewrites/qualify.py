@@ -22,17 +22,23 @@ import sqlglot
 import sqlglot.expressions as exp
 from sqlglot.errors import SqlglotError
 
+from database.joins import JoinGraph
+
 Columns = Mapping[str, Collection[str]]
 """Column names by table name, both lower-cased."""
 
 
-def fix_qualifiers(sql: str, dialect: str, columns: Columns) -> str:
+def fix_qualifiers(sql: str, dialect: str, columns: Columns, graph: JoinGraph | None = None) -> str:
     """``sql`` with each wrongly qualified column re-pointed to the only table of its SELECT that has it.
 
     Args:
         sql: one read-only statement (already guarded).
         dialect: sqlglot dialect name.
         columns: lower-cased table name -> lower-cased column names of the database.
+        graph: the declared foreign keys, when known. A column is then also left alone when a table adjacent to
+            the one it names, outside the SELECT, has it too: ``ACCEL_BROWSER.name`` with ``accelerator`` in
+            the query and ``browser`` not is as likely the browser's name as the accelerator's, so the fix is
+            not unique (the database error and the later steps decide).
 
     Returns:
         The rewritten SQL in ``dialect``, or ``sql`` unchanged. Never raises.
@@ -41,13 +47,13 @@ def fix_qualifiers(sql: str, dialect: str, columns: Columns) -> str:
         tree = sqlglot.parse_one(sql, read=dialect)
         changed = False
         for select in list(tree.find_all(exp.Select)):
-            changed = _fix_select(select, columns) or changed
+            changed = _fix_select(select, columns, graph) or changed
         return tree.sql(dialect=dialect) if changed else sql
     except (SqlglotError, ValueError, KeyError, AttributeError, TypeError):
         return sql
 
 
-def _fix_select(select: exp.Select, columns: Columns) -> bool:
+def _fix_select(select: exp.Select, columns: Columns, graph: JoinGraph | None) -> bool:
     """Fix the columns of one SELECT (not of its subqueries) in place; True when one was re-pointed."""
     refs = _table_refs(select)
     if not refs or any(t not in columns for t in refs.values()):
@@ -65,7 +71,7 @@ def _fix_select(select: exp.Select, columns: Columns) -> bool:
         if not qualifier or name in columns[refs[qualifier]]:
             continue
         owners = [r for r, t in refs.items() if name in columns[t]]
-        if len(owners) == 1:  # nowhere or ambiguous: left to the later steps, the database error and the repair
+        if len(owners) == 1 and not _owned_beside(graph, refs[qualifier], name, set(refs.values()), columns):  # nowhere or ambiguous: left to the later steps, the database error and the repair
             fixes.append((column, owners[0]))
     if not fixes:
         return False
@@ -77,6 +83,15 @@ def _fix_select(select: exp.Select, columns: Columns) -> bool:
                 and any(eq.left is c or eq.right is c for c, _ in fixes)):
             raise ValueError("a fix would join a table with itself")
     return True
+
+
+def _owned_beside(graph: JoinGraph | None, table: str, name: str, present: set[str], columns: Columns) -> bool:
+    """Does a table adjacent to ``table`` by a declared foreign key, other than the ``present`` ones, have ``name``?"""
+    if graph is None:
+        return False
+    canonical = graph.canonical(table)
+    neighbours = {edge.other.lower() for edge in graph.adj.get(canonical, [])} if canonical else set()
+    return any(name in columns.get(other, ()) for other in neighbours - present - {table})
 
 
 def _outer_refers(select: exp.Select, qualifier: str) -> bool:

@@ -30,9 +30,10 @@ from rewrites.window_scope import lift_window_filters
 
 
 def qualifiers(sql: str, inputs: RewriteInputs) -> str | None:
-    """:func:`rewrites.qualify.fix_qualifiers` with the catalog's column lists."""
+    """:func:`rewrites.qualify.fix_qualifiers` with the catalog's column lists and foreign keys."""
     columns = inputs.lower_columns()
-    return fix_qualifiers(sql, inputs.dialect, columns) if columns else None
+    graph = inputs.catalog.graph if inputs.catalog is not None else None
+    return fix_qualifiers(sql, inputs.dialect, columns, graph) if columns else None
 
 
 def missing_joins(sql: str, inputs: RewriteInputs) -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from database.joins import join_graph
 from rewrites.qualify import fix_qualifiers
 
 COLUMNS = {
@@ -66,3 +67,31 @@ def test_a_column_no_table_of_the_select_has_does_not_stop_the_others_being_fixe
            "ON Cartoon.channel = TV_Channel.id")
     assert fix(sql) == ("SELECT TV_Channel.series_name, Cartoon.episode FROM Cartoon JOIN TV_Channel "
                         "ON Cartoon.channel = TV_Channel.id")
+
+
+BROWSERS = {
+    "browser": {"id", "name", "market_share"},
+    "web_client_accelerator": {"id", "name", "os"},
+    "accelerator_compatible_browser": {"accelerator_id", "browser_id", "compatible_since_year"},
+    "singer": {"singer_id", "name", "country"},
+    "concert": {"concert_id", "concert_name"},
+    "singer_in_concert": {"singer_id", "concert_id"},
+}
+BROWSER_KEYS = join_graph({
+    "accelerator_compatible_browser": [("accelerator_id", "web_client_accelerator.id"), ("browser_id", "browser.id")],
+    "singer_in_concert": [("singer_id", "singer.singer_id"), ("concert_id", "concert.concert_id")],
+    "browser": [], "web_client_accelerator": [], "singer": [], "concert": []})
+
+
+def test_a_column_a_neighbour_outside_the_select_also_has_is_not_unique() -> None:
+    # ``T2.name`` with T2 the linking table: the accelerator's name (in the query) or the browser's (not in it)
+    sql = ("SELECT T2.name FROM web_client_accelerator AS T1 JOIN accelerator_compatible_browser AS T2 "
+           "ON T1.id = T2.accelerator_id WHERE T1.name = 'CProxy'")
+    assert fix_qualifiers(sql, "sqlite", BROWSERS, BROWSER_KEYS) == sql
+    assert fix_qualifiers(sql, "sqlite", BROWSERS).startswith("SELECT T1.name FROM")  # without the keys: as before
+    # the linking table's other neighbour (concert) has no ``country``: the singer's is the only reading
+    sql = ("SELECT T2.country, COUNT(*) FROM singer AS T1 JOIN singer_in_concert AS T2 "
+           "ON T1.singer_id = T2.singer_id GROUP BY T2.country")
+    assert fix_qualifiers(sql, "sqlite", BROWSERS, BROWSER_KEYS) == (
+        "SELECT T1.country, COUNT(*) FROM singer AS T1 JOIN singer_in_concert AS T2 "
+        "ON T1.singer_id = T2.singer_id GROUP BY T1.country")
