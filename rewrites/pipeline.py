@@ -62,7 +62,7 @@ def _step(name: str, phase: Phase, needs: tuple[Need, ...], source: str, doc: st
 STEPS: tuple[RewriteStep, ...] = (
     _step("fix_qualifiers", "candidate", ("index",), "rewrites.qualify",
           "a column qualified with the wrong table of its SELECT points at the one table there that has it, unless "
-          "a table next to the named one, outside the SELECT, has it too",
+          "a table the named one references, outside the SELECT, has it too",
           steps.qualifiers),
     _step("add_missing_joins", "candidate", ("index",), "rewrites.missing_join",
           "a table qualified but never joined is joined along its one foreign key", steps.missing_joins),

@@ -35,8 +35,8 @@ def fix_qualifiers(sql: str, dialect: str, columns: Columns, graph: JoinGraph | 
         sql: one read-only statement (already guarded).
         dialect: sqlglot dialect name.
         columns: lower-cased table name -> lower-cased column names of the database.
-        graph: the declared foreign keys, when known. A column is then also left alone when a table adjacent to
-            the one it names, outside the SELECT, has it too: ``ACCEL_BROWSER.name`` with ``accelerator`` in
+        graph: the declared foreign keys, when known. A column is then also left alone when a table the one it
+            names references, outside the SELECT, has it too: ``ACCEL_BROWSER.name`` with ``accelerator`` in
             the query and ``browser`` not is as likely the browser's name as the accelerator's, so the fix is
             not unique (the database error and the later steps decide).
 
@@ -86,11 +86,16 @@ def _fix_select(select: exp.Select, columns: Columns, graph: JoinGraph | None) -
 
 
 def _owned_beside(graph: JoinGraph | None, table: str, name: str, present: set[str], columns: Columns) -> bool:
-    """Does a table adjacent to ``table`` by a declared foreign key, other than the ``present`` ones, have ``name``?"""
+    """Does a table ``table`` references by a declared foreign key, other than the ``present`` ones, have ``name``?
+
+    Only the tables ``table`` points at count: a row of it names one such row, so ``table.name`` reads naturally
+    as that row's name. A table pointing at ``table`` (a fact table beside a dimension) does not: ``dim.date``
+    with one fact table of the dimension in the query means that fact's date, not another fact's.
+    """
     if graph is None:
         return False
     canonical = graph.canonical(table)
-    neighbours = {edge.other.lower() for edge in graph.adj.get(canonical, [])} if canonical else set()
+    neighbours = {edge.other.lower() for edge in graph.adj.get(canonical, []) if edge.up} if canonical else set()
     return any(name in columns.get(other, ()) for other in neighbours - present - {table})
 
 

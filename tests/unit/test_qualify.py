@@ -95,3 +95,15 @@ def test_a_column_a_neighbour_outside_the_select_also_has_is_not_unique() -> Non
     assert fix_qualifiers(sql, "sqlite", BROWSERS, BROWSER_KEYS) == (
         "SELECT T1.country, COUNT(*) FROM singer AS T1 JOIN singer_in_concert AS T2 "
         "ON T1.singer_id = T2.singer_id GROUP BY T1.country")
+
+
+def test_a_fact_table_beside_the_named_dimension_does_not_count() -> None:
+    # ``m.trade_date``: the prices table of the query has it; the dividends table, which points at the same
+    # company table, has it too, but nothing in ``m`` names one dividend: the prices' date is the one reading
+    columns = {"company": {"id", "ticker"}, "prices": {"company_id", "trade_date", "close"},
+               "dividends": {"company_id", "trade_date", "amount"}}
+    keys = join_graph({"prices": [("company_id", "company.id")], "dividends": [("company_id", "company.id")],
+                       "company": []})
+    sql = ("SELECT m.trade_date, p.close FROM company AS m JOIN prices AS p ON p.company_id = m.id "
+           "WHERE m.ticker = 'MSFT'")
+    assert fix_qualifiers(sql, "sqlite", columns, keys) == sql.replace("SELECT m.trade_date", "SELECT p.trade_date")
