@@ -237,7 +237,8 @@ def run_eval(request: EvalRequest, settings: Settings, *,
         ensure_local_server(settings)
     chroma = Path(request.chroma) if request.chroma else Path(settings.state_dir) / "eval" / "chroma"
     store = ChromaStore(chroma, get_embedding_function(settings))
-    answered = [it for it in evaluated if it.qid in set(request.ids)] if request.ids is not None else evaluated
+    wanted = set(request.ids) if request.ids is not None else None
+    answered = [it for it in evaluated if it.qid in wanted] if wanted is not None else evaluated
     examples = prepare_store(store, settings, all_items, evaluated, per_db=request.examples_per_db, seed=request.seed,
                              answered=answered)  # the split is the whole selection's, so records pair with its run
     evaluated = answered
