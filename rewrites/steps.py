@@ -21,6 +21,7 @@ from rewrites.join_conditions import complete_join_conditions
 from rewrites.join_keys import fix_join_keys
 from rewrites.literals import all_filters_named, drop_unasked_filters, fix_literals, named_in
 from rewrites.missing_join import add_missing_joins, join_column_owners
+from rewrites.negated_joins import fix_negated_joins
 from rewrites.period_dates import align_period_dates
 from rewrites.qualify import fix_qualifiers
 from rewrites.rate_direction import fix_rate_direction
@@ -71,6 +72,14 @@ def set_keys(sql: str, inputs: RewriteInputs) -> str | None:
     columns = inputs.lower_columns()
     graph = inputs.catalog.graph if inputs.catalog is not None else None
     return fix_set_keys(sql, inputs.dialect, columns, graph) if columns else None
+
+
+def negated_joins(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.negated_joins.fix_negated_joins` with the question, the catalog's columns and keys."""
+    columns = inputs.lower_columns()
+    graph = inputs.catalog.graph if inputs.catalog is not None else None
+    keys = inputs.primary_keys() or {}
+    return fix_negated_joins(sql, inputs.dialect, inputs.question, columns, graph, keys) if columns else None
 
 
 def period_dates(sql: str, inputs: RewriteInputs) -> str | None:

@@ -1,0 +1,134 @@
+"""Negated questions answered with a join and <> become anti-joins (rewrites.negated_joins), on a real SQLite file."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from database.connection import Database
+from database.joins import join_graph
+from retrieval.hybrid import TableCatalog
+from rewrites.inputs import RewriteInputs
+from rewrites.negated_joins import fix_negated_joins, negates
+from rewrites.pipeline import run_phase
+
+COLUMNS = {"country": {"code", "name", "governmentform"}, "countrylanguage": {"countrycode", "language"},
+           "employee": {"id", "name", "dept_id"}, "department": {"id", "title"}}
+GRAPH = join_graph({"country": [], "countrylanguage": [("CountryCode", "country.Code")],
+                    "department": [], "employee": [("dept_id", "department.id")]})
+KEYS = {"country": ["Code"], "countrylanguage": ["CountryCode", "Language"], "employee": ["id"],
+        "department": ["id"]}
+SPEAKS = ("SELECT country.Name FROM country JOIN countrylanguage ON country.Code = countrylanguage.CountryCode "
+          "WHERE countrylanguage.Language <> 'English'")
+ANTI = ("SELECT country.Name FROM country WHERE NOT country.Code IN (SELECT countrylanguage.CountryCode FROM "
+        "countrylanguage WHERE countrylanguage.Language = 'English')")
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Which countries do not speak English?", True),
+    ("Countries that don't speak English", True),
+    ("Countries that don\u2019t speak English", True),
+    ("Which teams have never won?", True),
+    ("Teams without a coach", True),
+    ("Students with no pets", True),
+    ("Which countries speak English?", False),
+    ("Countries with no more than 3 languages", False),
+    ("Products that cost not more than 10", False),
+    ("Who not only sings but also dances?", False),
+    ("What is the number of notes?", False),
+])
+def test_negation_cues(question: str, expected: bool) -> None:
+    assert negates(question) is expected
+
+
+@pytest.mark.parametrize(("sql", "fixed"), [
+    (SPEAKS, ANTI),
+    # the related table first, aliases, != and a DISTINCT and an ORDER BY of the entity kept
+    ("SELECT DISTINCT T1.Name FROM countrylanguage AS T2 JOIN country AS T1 ON T2.CountryCode = T1.Code "
+     "WHERE T2.Language != 'English' ORDER BY T1.Name",
+     "SELECT DISTINCT T1.Name FROM country AS T1 WHERE NOT T1.Code IN (SELECT T2.CountryCode FROM countrylanguage "
+     "AS T2 WHERE T2.Language = 'English') ORDER BY T1.Name"),
+    # the entity's own <> stays a filter; unqualified columns are placed by the catalog
+    ("SELECT Code FROM country JOIN countrylanguage ON countrylanguage.CountryCode = country.Code "
+     "WHERE Language <> 'English' AND GovernmentForm <> 'Republic'",
+     "SELECT Code FROM country WHERE GovernmentForm <> 'Republic' AND NOT country.Code IN (SELECT "
+     "countrylanguage.CountryCode FROM countrylanguage WHERE Language = 'English')"),
+    ("SELECT COUNT(*) FROM country JOIN countrylanguage ON country.Code = countrylanguage.CountryCode "
+     "WHERE countrylanguage.Language <> 'English'",
+     "SELECT COUNT(*) FROM country WHERE NOT country.Code IN (SELECT countrylanguage.CountryCode FROM "
+     "countrylanguage WHERE countrylanguage.Language = 'English')"),
+])
+def test_a_negated_relation_becomes_an_anti_join(sql: str, fixed: str) -> None:
+    assert fix_negated_joins(sql, "sqlite", "Which countries do not speak English?", COLUMNS, GRAPH, KEYS) == fixed
+
+
+def test_primary_keys_decide_without_declared_foreign_keys() -> None:
+    question = "Which countries do not speak English?"
+    assert fix_negated_joins(SPEAKS, "sqlite", question, COLUMNS, None, KEYS) == ANTI
+    assert fix_negated_joins(SPEAKS, "sqlite", question, COLUMNS, None, {}) is None  # nothing says which is many
+
+
+@pytest.mark.parametrize("sql", [
+    # the one side: every employee has one department, so <> is right
+    "SELECT employee.name FROM employee JOIN department ON employee.dept_id = department.id "
+    "WHERE department.title <> 'Sales'",
+    # shows a column of the related table
+    "SELECT country.Name, countrylanguage.Language FROM country JOIN countrylanguage "
+    "ON country.Code = countrylanguage.CountryCode WHERE countrylanguage.Language <> 'English'",
+    # grouping, an outer join, two <> on the related table, an OR, a subquery
+    SPEAKS.replace("country JOIN", "country LEFT JOIN"),
+    SPEAKS + " GROUP BY country.Name",
+    SPEAKS + " AND countrylanguage.Language <> 'French'",
+    SPEAKS.replace("<> 'English'", "<> 'English' OR country.Name = 'x'"),
+    "SELECT Name FROM country WHERE Code <> 'ABW'",
+    "SELECT (SELECT 1) FROM country JOIN countrylanguage ON country.Code = countrylanguage.CountryCode "
+    "WHERE countrylanguage.Language <> 'English'",
+    "SELEC ((( <>",
+])
+def test_other_queries_are_left_alone(sql: str) -> None:
+    question = "Which ones are not in Sales or do not speak English?"
+    assert fix_negated_joins(sql, "sqlite", question, COLUMNS, GRAPH, KEYS) is None
+
+
+def test_a_question_without_negation_is_left_alone() -> None:
+    assert fix_negated_joins(SPEAKS, "sqlite", "Which countries speak a language other than English?", COLUMNS,
+                             GRAPH, KEYS) is None
+
+
+def _world(path: Path) -> Database:
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE country (Code TEXT PRIMARY KEY, Name TEXT);
+        CREATE TABLE countrylanguage (CountryCode TEXT REFERENCES country(Code), Language TEXT,
+                                      PRIMARY KEY (CountryCode, Language));
+        INSERT INTO country VALUES ('GBR', 'United Kingdom'), ('CAN', 'Canada'), ('FRA', 'France');
+        INSERT INTO countrylanguage VALUES ('GBR', 'English'), ('GBR', 'Welsh'), ('CAN', 'English'),
+                                           ('CAN', 'French'), ('FRA', 'French');
+    """)
+    con.commit()
+    con.close()
+    return Database(f"sqlite:///{path}")
+
+
+def test_the_anti_join_returns_the_countries_the_question_meant(tmp_path: Path) -> None:
+    db = _world(tmp_path / "world.sqlite")
+    assert sorted(db.run_query(SPEAKS).rows) == [("Canada",), ("France",), ("United Kingdom",)]
+    assert db.run_query(ANTI).rows == [("France",)]
+
+
+def test_the_pipeline_runs_the_step_with_the_question(tmp_path: Path) -> None:
+    db = _world(tmp_path / "world.sqlite")
+    catalog = TableCatalog(db_key="world", snapshot=None, names=["country", "countrylanguage"], descriptions={},
+                           schemas={}, columns={"country": ["Code", "Name"],
+                                                "countrylanguage": ["CountryCode", "Language"]},
+                           graph=join_graph({"country": [], "countrylanguage": [("CountryCode", "country.Code")]}))
+    inputs = RewriteInputs(dialect="sqlite", question="Which countries do not speak English?", catalog=catalog,
+                           db=db)
+    sql, traces = run_phase("candidate", SPEAKS, inputs)
+    assert sql == ANTI
+    assert [t.step for t in traces if t.fired] == ["fix_negated_joins"]
+    unasked = RewriteInputs(dialect="sqlite", question="Which countries speak other languages than English?",
+                            catalog=catalog, db=db)
+    assert run_phase("candidate", SPEAKS, unasked)[0] == SPEAKS
