@@ -222,6 +222,11 @@ class GenerationSettings(BaseModel):
     consistency: ConsistencySettings = Field(
         default_factory=ConsistencySettings, description="Adaptive self-consistency: how many cascade "
         "candidates must agree on a result before the cascade stops, and when a majority skips the judge.")
+    link_opaque_columns: bool = Field(
+        True, description="Before the candidates, ask the model once which column named like c14 (no words, no "
+        "description) holds each question word no readable name accounts for, and show the links to the "
+        "hint-taking candidates (tools.opaque_columns). No call on schemas without such columns.",
+    )
     reuse_approved: bool = Field(
         True, description="Offer a user-approved example's SQL as the first candidate when the question is a "
         "paraphrase of it (tools.reuse: literal, shape and entity guards, then one short model check). On the "

@@ -33,21 +33,21 @@ Rules:
 - "latest"/"last day"/"current" means the maximum date present in the data, not today's date.
 - One read-only statement (SELECT or WITH). No comments."""
 
-DIRECT = """{knowledge}{history}{examples}{joins}{values}{insights}Question: {question}
+DIRECT = """{knowledge}{history}{examples}{columns}{joins}{values}{insights}Question: {question}
 Reply with JSON: {{"sql": "<the query>"}}
 JSON:"""
 
-PLAIN = """{knowledge}{history}{examples}Question: {question}
+PLAIN = """{knowledge}{history}{examples}{columns}Question: {question}
 Reply with the SQL query only, no explanation.
 SQL:"""
 
-DIVIDE_AND_CONQUER = """{knowledge}{history}{examples}{joins}{values}{insights}Question: {question}
+DIVIDE_AND_CONQUER = """{knowledge}{history}{examples}{columns}{joins}{values}{insights}Question: {question}
 Think with divide and conquer, briefly: split the question into 1-3 sub-questions, name the table/column or
 partial SQL that answers each, then combine them into ONE final query.
 Reply with JSON: {{"reasoning": "<sub-questions and how they combine, under 40 words>", "sql": "<the query>"}}
 JSON:"""
 
-QUERY_PLAN = """{knowledge}{history}{examples}{joins}{values}{insights}Question: {question}
+QUERY_PLAN = """{knowledge}{history}{examples}{columns}{joins}{values}{insights}Question: {question}
 Think like a query planner, briefly: which tables to read, how they join (which keys), which filters (exact
 values), grouping/aggregation, ordering/limit, and which columns to output.
 Reply with JSON: {{"reasoning": "<the plan in under 40 words>", "sql": "<the query>"}}

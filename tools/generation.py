@@ -9,6 +9,7 @@ execution; a failed candidate is kept with its error, so the trace shows it.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +29,7 @@ from tools.candidate import Candidate, rewrite_inputs, system_prompt, write_cand
 from tools.examples import on_topic, render_examples
 from tools.execution import result_signature
 from tools.knowledge import approved_views
+from tools.opaque_columns import ColumnLink, link_opaque_columns, render_links
 from tools.reuse import reusable_example
 from tools.whole_schema import planned_whole_schema
 
@@ -52,6 +54,8 @@ class GenerateSQLArgs(BaseModel):
                                            "for approved-answer reuse (tools.reuse).")
     matches: list[dict[str, Any]] = Field(default_factory=list, description="Confident value matches "
                                           "(ValueMatch dicts) for approved-answer reuse's entity guard.")
+    tables: list[str] = Field(default_factory=list, description="Names of the tables in the schema context "
+                              "(empty: not known, every table), for opaque-column linking.")
 
 
 MIN_VALUE_SCORE = 90.0
@@ -161,21 +165,40 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
             history=render_history(ctx.history),
             approved=found,
             matches=confident_matches(call.referenced("values")),
+            tables=[t for r in schemas for t in r.value.get("tables", [])],
         )
 
     def run(self, args: GenerateSQLArgs, ctx: ToolContext) -> ToolResult:
         """Generate every configured candidate (concurrently when enabled) and guard each one."""
         system = system_prompt(ctx.db.dialect, args.schema_context)
-        context = f"{args.knowledge}{args.history}{args.examples}{args.joins}{args.values}{args.insights}"
         specs = ctx.settings.candidate_specs()
         whole = planned_whole_schema(ctx.settings, ctx.db)
         if whole is None:  # not listed, too large for the context or unreadable: the linked listing alone
             specs = [s for s in specs if s.strategy != "whole_schema"]
+        links: list[list[ColumnLink]] = []
+        lock = threading.Lock()
+
+        def column_links() -> str:
+            """The opaque-column links, asked for once, when the first candidate that shows them is written."""
+            with lock:
+                if not links:
+                    links.append(link_opaque_columns(ctx, system, args.question, args.tables))
+                return render_links(links[0])
+
+        def context(ask: bool = True) -> str:
+            """The hinted candidates' context before the question, which repairs, the judge and verifier reuse.
+
+            ``ask=False`` leaves the links out unless a candidate asked for them already (no call for reuse).
+            """
+            linked = column_links() if ask or links else ""
+            return f"{args.knowledge}{args.history}{args.examples}{linked}{args.joins}{args.values}{args.insights}"
 
         def one(item: tuple[int, CandidateSpec], hints: bool = True) -> Candidate:
             index, spec = item
-            user = prompt.TEMPLATES[spec.strategy].format(
-                knowledge=args.knowledge, joins=args.joins, history=args.history, examples=args.examples, values=args.values if hints else "",
+            template = prompt.TEMPLATES[spec.strategy]
+            user = template.format(
+                knowledge=args.knowledge, joins=args.joins, history=args.history, examples=args.examples,
+                columns=column_links() if "{columns}" in template else "", values=args.values if hints else "",
                 insights=args.insights, question=args.question)
             own = whole if spec.strategy == "whole_schema" and whole else system
             cand = write_candidate(ctx, own, user, spec, index, question=args.question)
@@ -186,7 +209,7 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
             return cand
 
         def fix(index: int, sql: str, problem: str) -> Candidate:
-            cand, _ = write_repair(ctx, system, context, args.question, sql, problem, index,
+            cand, _ = write_repair(ctx, system, context(), args.question, sql, problem, index,
                                    label=f"candidate {index} repair")
             return cand
 
@@ -201,8 +224,8 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
             candidates = run_concurrently(one, items, ctx.settings.parallel_candidates())
         if reused is not None and reused.error:
             candidates = [reused, *candidates]
-        value = {"candidates": [c.model_dump() for c in candidates], "system": system, "context": context,
-                 "question": args.question}
+        value = {"candidates": [c.model_dump() for c in candidates], "system": system, "context": context(ask=False),
+                 "question": args.question, "opaque_links": [k.as_dict() for k in links[0]] if links else []}
         usable = [c for c in candidates if c.sql and not c.error]
         if not usable:
             error = "; ".join(f"candidate {c.index}: {c.error}" for c in candidates)

@@ -1,0 +1,282 @@
+"""Which column does this question word mean, when the schema names it ``c14``? Question-time linking of opaque columns.
+
+A warehouse column called ``c10`` or ``t_03`` says nothing about what it holds; only its stored values do. A
+small model given such a schema reaches for a column whose name it can read instead ("age" written as
+``BORN_ST - BORN_ST`` next to a column ``c10`` holding 43..69). Schema linking by name cannot help, and a
+description drafted once from the values alone is often wrong (the drafts read "a numeric value from 165 to 2173"
+for an attendance). The question itself is the missing evidence: asked "which of these columns holds the
+*age*?" with a few stored values of each, the model answers a multiple-choice question it is good at.
+
+So before the candidates are written, :func:`link_opaque_columns`
+
+1. finds the opaque columns of the tables in the prompt (:func:`knowledge.abbreviations.is_opaque_name`, and no
+   human or approved description),
+2. finds the question's words that no readable table or column name accounts for (:func:`unnamed_terms`: a
+   word is accounted for when it is a word of the name, a form of one, or abbreviated by one, and every other
+   word of that column's name is in the question too, so ``SPNSR_NM`` does not account for "name" in "names
+   of players"),
+3. asks the model once, with JSON-schema constrained output, which opaque column (or none) holds each word;
+   the prompt opens with the generator's system prompt, so the server's prompt cache has the schema already.
+
+The links are shown to the hint-taking candidates (direct, Query-Plan, Divide-and-Conquer) as a short section
+next to the value hints; the whole-schema and plain candidates stay without them, so the vote still compares
+differently prompted candidates. The idea is question-conditioned schema linking (e.g. RESDSQL's and CodeS's
+schema-item classifiers, DIN-SQL's schema-linking step) restricted to the one place names fail: columns whose
+names carry no words.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, create_model
+
+from core.llm import chat, invoke_structured
+from database.connection import Database
+from database.descriptions import default_enriched_path
+from database.schema_reader import quote_identifier, read_schema
+from database.schema_types import TableInfo
+from knowledge.abbreviations import expand_name, is_opaque_name, split_words
+from knowledge.lookup import normalise
+from retrieval.term_expansion import abbreviates
+from tools.base import ToolContext
+from tools.coverage import can_name_data
+
+MAX_TERMS = 4
+"""Question words asked about in one call (the first ones in the question)."""
+MAX_COLUMNS = 12
+"""Opaque columns offered as choices (the prompt's tables in listing order)."""
+SAMPLE_VALUES = 5
+"""Distinct stored values shown with each opaque column."""
+MAX_TOKENS = 120
+"""Cap on the reply's tokens: one short JSON object."""
+NONE = "none"
+"""The choice for a word no offered column holds."""
+
+QUESTION_WORDS = frozenset(normalise(
+    """what which who whom whose when where why how many much show list give tell find return get display each
+    every all any both either per for the and or of in on at to from by with without into than that this these
+    those there their them it its is are was were be been being do does did done have has had not no yes more
+    less most least than over under above below between among also only just please same different other
+    another number numbers count total sum average mean maximum minimum max min highest lowest largest smallest
+    greatest biggest top bottom first last order ordered ordering sort sorted ascending descending alphabetical
+    alphabetically distinct unique different respectively corresponding record records row rows table value
+    values data information info detail details result results kind sort all including include includes"""))
+"""Words that ask, count or order and never name a column by themselves (folded as questions are)."""
+
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z'’]*")
+_QUOTED = re.compile(r"\"[^\"]*\"|'[^']*'|“[^”]*”")
+
+
+@dataclass(frozen=True)
+class OpaqueColumn:
+    """A column whose name says nothing: ``table.column``, its SQL type and a few stored values."""
+
+    table: str
+    column: str
+    type: str
+    samples: tuple[str, ...]
+
+    @property
+    def ref(self) -> str:
+        """``TABLE.column`` as offered to the model and shown to the generator."""
+        return f"{self.table}.{self.column}"
+
+    def describe(self) -> str:
+        """``HEAD.c10 (REAL): 67, 68, 69`` - the line the model reads (values quoted when text)."""
+        shown = ", ".join(self.samples) if self.samples else "no stored values"
+        return f"{self.ref} ({self.type or 'untyped'}): {shown}"
+
+
+@dataclass(frozen=True)
+class ColumnLink:
+    """A question word and the opaque column the model chose for it."""
+
+    term: str
+    column: OpaqueColumn
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{"term", "table", "column"}`` for traces and evaluation records."""
+        return {"term": self.term, "table": self.column.table, "column": self.column.column}
+
+
+_TABLES: dict[tuple[str, bool, int], list[TableInfo]] = {}
+_SAMPLES: dict[tuple[str, str, str], tuple[str, ...]] = {}
+_LOCK = threading.Lock()
+
+
+def _tables(db: Database, use_drafts: bool) -> list[TableInfo]:
+    """The database's tables with their documentation (metadata and enrichment files), cached per file state."""
+    path = default_enriched_path(db)
+    stamp = path.stat().st_mtime_ns if path is not None and path.is_file() else 0
+    key = (db.key, use_drafts, stamp)
+    with _LOCK:
+        if key not in _TABLES:
+            _TABLES[key] = read_schema(db, sample_rows=0, use_drafts=use_drafts)
+        return _TABLES[key]
+
+
+def _samples(db: Database, table: str, column: str) -> tuple[str, ...]:
+    """Up to :data:`SAMPLE_VALUES` distinct stored values (text quoted, long ones cut), cached per column."""
+    key = (db.key, table, column)
+    with _LOCK:
+        if key in _SAMPLES:
+            return _SAMPLES[key]
+    col, tab = quote_identifier(column, db.dialect), quote_identifier(table, db.dialect)
+    res = db.run_query(f"SELECT DISTINCT {col} FROM {tab} WHERE {col} IS NOT NULL LIMIT {SAMPLE_VALUES}",
+                       row_cap=SAMPLE_VALUES)
+    values = tuple(_show(row[0]) for row in res.rows) if res.ok else ()
+    with _LOCK:
+        _SAMPLES[key] = values
+    return values
+
+
+def _show(value: Any) -> str:
+    text = str(value)
+    text = text if len(text) <= 40 else text[:37] + "..."
+    return f"'{text}'" if isinstance(value, str) else text
+
+
+def opaque_columns(tables: list[TableInfo]) -> list[tuple[TableInfo, str]]:
+    """``(table, column name)`` of every undocumented column of ``tables`` whose name is opaque, in order."""
+    return [(t, c.name) for t in tables for c in t.columns
+            if is_opaque_name(c.name) and not (c.comment or "").strip()]
+
+
+def _name_words(name: str) -> list[str]:
+    """The folded words a reader takes from an identifier: its parts, plus their expansion when it has one."""
+    words = [w for w in split_words(name) if not w.isdigit()]
+    reading = expand_name(name)
+    return words + (normalise(reading) if reading else [])
+
+
+def _same_word(part: str, word: str) -> bool:
+    """True when the name part ``part`` is ``word``, a form of it (shared start) or its abbreviation."""
+    if part == word:
+        return True
+    shorter = min(len(part), len(word))
+    if shorter >= 4 and part[:max(4, shorter - 2)] == word[:max(4, shorter - 2)]:
+        return True
+    return abbreviates(part, word)
+
+
+def unnamed_terms(question: str, tables: list[TableInfo]) -> list[str]:
+    """The question's content words (runs of adjacent ones joined) that no readable name of ``tables`` accounts for.
+
+    Skipped: words in quotes (values), capitalised words after the first (names of things), numbers,
+    :data:`QUESTION_WORDS`, words of two letters. A word is accounted for by a table whose name has it, or by a
+    readable column whose name has it (:func:`_same_word`) when every other word of that column's name is in
+    the question too and, when a table the question names has an opaque column, the column is in such a table
+    (``COACH.NM`` does not account for "names of players" when ``PLYR`` has a column ``c3``). Words that cannot
+    be nouns (:func:`tools.coverage.can_name_data`: "received", "followed") are skipped too. Returns at most
+    :data:`MAX_TERMS` terms, in question order (e.g. ``["age"]`` for "List
+    the name, born state and age of the heads" over ``HEAD(NM, BORN_ST, c10)``).
+    """
+    text = _QUOTED.sub(" , ", question)
+    tokens = [(m.group(), m.start()) for m in _TOKEN.finditer(text)]
+    asked = set(normalise(text))
+    table_words = [w for t in tables for w in _name_words(t.name)]
+    named_tables = [t for t in tables if any(_same_word(p, a) for p in _name_words(t.name) for a in asked)]
+    opaque_named = any(opaque_columns([t]) for t in named_tables)
+    columns = [_name_words(c.name) for t in tables for c in t.columns if not is_opaque_name(c.name)
+               and (not opaque_named or t in named_tables)]
+
+    def named(word: str) -> bool:
+        if any(_same_word(p, word) for p in table_words):
+            return True
+        for parts in columns:
+            if any(_same_word(p, word) for p in parts) and all(
+                    any(_same_word(p, a) or p == a for a in asked) for p in parts if len(p) > 2 and p != word):
+                return True
+        return False
+
+    runs: list[list[str]] = [[]]
+    for i, (token, start) in enumerate(tokens):
+        folded = normalise(token)
+        word = folded[0] if folded else ""
+        gap = i > 0 and re.search(r"[,;:.?!]", text[tokens[i - 1][1]:start]) is not None
+        if gap and runs[-1]:
+            runs.append([])
+        skip = (len(word) < 3 or word in QUESTION_WORDS or (i > 0 and token[0].isupper())
+                or not can_name_data(token) or named(word))
+        if skip:
+            if runs[-1]:
+                runs.append([])
+            continue
+        runs[-1].append(token.lower())
+    terms = list(dict.fromkeys(" ".join(r) for r in runs if r))
+    return terms[:MAX_TERMS]
+
+
+def _choices(options: list[str], terms: list[str]) -> type[BaseModel]:
+    """A Pydantic model with one field per term (aliased to the term), each one of ``options`` or :data:`NONE`."""
+    allowed: Any = Literal[tuple([*options, NONE])]
+    fields: dict[str, Any] = {f"t{i}": (allowed, Field(alias=term)) for i, term in enumerate(terms)}
+    return create_model("ColumnChoices", **fields)
+
+
+USER = """Question: {question}
+
+No column with a readable name holds these words of the question: {terms}. Some columns have names that say \
+nothing; their stored values tell what they hold:
+{columns}
+
+For each word, give the column that holds it: first the table the word belongs to in the question, then the \
+column of that table whose stored values fit the word. "none" when no column's values can fit."""
+
+
+def link_opaque_columns(ctx: ToolContext, system: str, question: str, tables: list[str]) -> list[ColumnLink]:
+    """The opaque column each unnamed question word refers to, as chosen by the generator model.
+
+    ``system`` is the generator's system prompt (its cached prefix carries the schema); ``tables`` the names of
+    the tables in the prompt (all tables when empty). Returns [] without an LLM call when ``tables`` have no
+    opaque column or the question has no unnamed word, and [] when the call fails (the candidates go on
+    without links). Counted in ``ctx.usage`` with the label ``opaque links``.
+    """
+    if not ctx.settings.generation.link_opaque_columns:
+        return []
+    try:
+        every = _tables(ctx.db, ctx.settings.knowledge.use_drafts)
+    except Exception:  # noqa: BLE001 - an unreadable schema only drops the links
+        return []
+    wanted = {t.lower() for t in tables}
+    shown = [t for t in every if not wanted or t.name.lower() in wanted]
+    opaque = opaque_columns(shown)[:MAX_COLUMNS]
+    if not opaque:
+        return []
+    terms = unnamed_terms(question, shown)
+    if not terms:
+        return []
+    offered = [OpaqueColumn(t.name, name, (t.column(name) or t.columns[0]).type, _samples(ctx.db, t.name, name))
+               for t, name in opaque]
+    by_ref = {c.ref: c for c in offered}
+    schema = _choices(list(by_ref), terms)
+    user = USER.format(columns="\n".join(f"- {c.describe()}" for c in offered), question=question,
+                       terms=", ".join(f'"{t}"' for t in terms))
+    try:
+        reply = invoke_structured(ctx.llms, "generator", chat(system, user), schema, ctx.usage,
+                                  temperature=0.0, max_tokens=MAX_TOKENS, label="opaque links")
+    except Exception:  # noqa: BLE001 - no links is the safe answer
+        return []
+    chosen = reply.model_dump(by_alias=True)
+    return [ColumnLink(term, by_ref[chosen[term]]) for term in terms if chosen.get(term) in by_ref]
+
+
+HEADER = "Columns with names that say nothing, matched to words of the question (use them for those words):\n"
+
+
+def render_links(links: list[ColumnLink]) -> str:
+    """The prompt section for ``links`` ('' when none): one line per column with its words and stored values."""
+    if not links:
+        return ""
+    words: dict[str, list[str]] = {}
+    columns: dict[str, OpaqueColumn] = {}
+    for link in links:
+        words.setdefault(link.column.ref, []).append(link.term)
+        columns[link.column.ref] = link.column
+    lines = [f"- {', '.join(repr(w) for w in ws)}: {ref} (stored values: {', '.join(columns[ref].samples)})"
+             for ref, ws in words.items()]
+    return HEADER + "\n".join(lines) + "\n\n"
