@@ -39,7 +39,7 @@ from database.connection import Database
 from database.descriptions import default_enriched_path
 from database.schema_reader import quote_identifier, read_schema
 from database.schema_types import TableInfo
-from knowledge.abbreviations import expand_name, is_opaque_name, split_words
+from knowledge.abbreviations import EXPANSIONS, expand_name, is_opaque_name, split_words
 from knowledge.lookup import normalise
 from retrieval.term_expansion import abbreviates
 from tools.base import ToolContext
@@ -64,7 +64,8 @@ QUESTION_WORDS = frozenset(normalise(
     another number numbers count total sum average mean maximum minimum max min highest lowest largest smallest
     greatest biggest top bottom first last order ordered ordering sort sorted ascending descending alphabetical
     alphabetically distinct unique different respectively corresponding record records row rows table value
-    values data information info detail details result results kind sort all including include includes"""))
+    values data information info detail details result results kind sort all including include includes they
+    them he she his her him its one ones someone anyone everyone something anything whom yourself"""))
 """Words that ask, count or order and never name a column by themselves (folded as questions are)."""
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’]*")
@@ -147,10 +148,13 @@ def opaque_columns(tables: list[TableInfo]) -> list[tuple[TableInfo, str]]:
 
 
 def _name_words(name: str) -> list[str]:
-    """The folded words a reader takes from an identifier: its parts, plus their expansion when it has one."""
+    """The folded words a reader takes from an identifier (``SPNSR_NM`` -> spnsr, nm, name).
+
+    Its parts, plus the expansion of the whole name or else of each part that has one.
+    """
     words = [w for w in split_words(name) if not w.isdigit()]
-    reading = expand_name(name)
-    return words + (normalise(reading) if reading else [])
+    reading = expand_name(name) or " ".join(EXPANSIONS[w] for w in words if w in EXPANSIONS)
+    return words + normalise(reading)
 
 
 def _same_word(part: str, word: str) -> bool:

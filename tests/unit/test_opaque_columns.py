@@ -1,0 +1,123 @@
+"""Opaque-column linking (tools.opaque_columns): which question words no readable name accounts for, the one model
+call that links them to columns named like ``c10``, and the links in the candidates' prompts (scripted fake
+LLMs, a real SQLite file)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.messages import BaseMessage
+
+from core.llm import LLMProvider, UsageLog
+from core.settings import CandidateSpec, Settings
+from database.connection import Database
+from database.schema_types import ColumnInfo, TableInfo
+from tests.support.scripted_model import ScriptedChatModel
+from tools.base import ToolCall, ToolContext, ToolResult
+from tools.generation import GenerateSQLTool
+from tools.opaque_columns import HEADER, link_opaque_columns, opaque_columns, render_links, unnamed_terms
+
+HEADS = """CREATE TABLE HEAD (HEAD_ID INTEGER PRIMARY KEY, NM TEXT, BORN_ST TEXT, c10 REAL);
+CREATE TABLE DEPT (DEPT_ID INTEGER PRIMARY KEY, NM TEXT, c3 TEXT);
+INSERT INTO HEAD VALUES (1, 'Tiger Woods', 'Alabama', 67), (2, 'K. J. Choi', 'California', 43),
+                        (3, 'Dudley Hart', 'Delaware', 52);
+INSERT INTO DEPT VALUES (1, 'State', '1789'), (2, 'Treasury', '1789');"""
+QUESTION = "List the name, born state and age of the heads ordered by age."
+RIGHT = "SELECT NM, BORN_ST, c10 FROM HEAD ORDER BY c10"
+
+
+def _table(name: str, *columns: str, comments: dict[str, str] | None = None) -> TableInfo:
+    notes = comments or {}
+    return TableInfo(name, [ColumnInfo(c, "TEXT", comment=notes.get(c)) for c in columns])
+
+
+@pytest.fixture()
+def heads(tmp_path: Path) -> Settings:
+    path = tmp_path / "heads.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(HEADS)
+    return Settings(database_url=f"sqlite:///{path}", retrieval={"chroma_path": tmp_path / "chroma"},
+                    local_llm={"auto_start": False}, state_dir=tmp_path / "state",
+                    generation={"candidates_local": CandidateSpec.parse_list("direct,plain")})
+
+
+def _ctx(settings: Settings, model: ScriptedChatModel) -> ToolContext:
+    return ToolContext(settings, Database.from_settings(settings), None,  # type: ignore[arg-type]
+                       LLMProvider(settings, {"generator": model}), UsageLog())
+
+
+def test_words_no_readable_name_accounts_for_are_terms() -> None:
+    head = _table("HEAD", "HEAD_ID", "NM", "BORN_ST", "c10")
+    assert unnamed_terms(QUESTION, [head]) == ["age"]  # name ~ NM, born state ~ BORN_ST, heads ~ HEAD
+    # adjacent unnamed words form one phrase; quoted values, capitalised names and verbs are not terms
+    people = _table("PPL", "PRSN_ID", "EML_ADDR", "c12")
+    assert unnamed_terms('What are the cell phone numbers of people called "Fail" who joined Microsoft?',
+                         [people]) == ["cell phone"]
+
+
+def test_a_column_accounts_for_a_word_only_with_the_rest_of_its_name() -> None:
+    players = _table("PLYR", "PLYR_ID", "SPNSR_NM", "c3")
+    coaches = _table("COACH", "COACH_ID", "NM")
+    # SPNSR_NM would need "sponsor" in the question; COACH.NM is in a table the question does not name
+    assert unnamed_terms("List the names of the players.", [players, coaches]) == ["names"]
+    assert unnamed_terms("List the names of the coaches.", [coaches]) == []
+    # once the sponsor is asked for, the sponsor's name column accounts for "name"
+    assert unnamed_terms("List the sponsor names of players.", [players]) == []
+
+
+def test_documented_opaque_columns_are_not_offered() -> None:
+    table = _table("T", "c1", "c2", "CUST_NM", comments={"c2": "Customer age in years"})
+    assert [c for _, c in opaque_columns([table])] == ["c1"]
+
+
+def test_the_model_links_a_word_to_an_opaque_column_with_its_stored_values(heads: Settings) -> None:
+    model = ScriptedChatModel(replies=[{"age": "HEAD.c10"}])
+    ctx = _ctx(heads, model)
+    links = link_opaque_columns(ctx, "Database schema: ...", QUESTION, ["HEAD", "DEPT"])
+    assert [(k.term, k.column.ref) for k in links] == [("age", "HEAD.c10")]
+    user = str(model.prompts[0][-1].content)
+    assert "HEAD.c10 (REAL): 67.0, 43.0, 52.0" in user and "DEPT.c3 (TEXT): '1789'" in user and '"age"' in user
+    assert [c.label for c in ctx.usage.calls] == ["opaque links"]
+    text = render_links(links)
+    assert text.startswith(HEADER) and "- 'age': HEAD.c10 (stored values: 67.0, 43.0, 52.0)" in text
+    assert render_links([]) == ""
+
+
+def test_no_call_without_opaque_columns_or_unnamed_words(heads: Settings) -> None:
+    silent = ScriptedChatModel(replies=[RuntimeError("no call expected")])
+    ctx = _ctx(heads, silent)
+    assert link_opaque_columns(ctx, "s", "List the names of the departments.", ["DEPT"]) == []  # no unnamed word
+    assert link_opaque_columns(ctx, "s", QUESTION, ["MISSING"]) == []  # no opaque column among these tables
+    off = heads.model_copy(update={"generation": heads.generation.model_copy(update={"link_opaque_columns": False})})
+    assert link_opaque_columns(_ctx(off, silent), "s", QUESTION, []) == []
+    assert not silent.prompts
+
+
+def test_none_and_a_failing_model_give_no_links(heads: Settings) -> None:
+    assert link_opaque_columns(_ctx(heads, ScriptedChatModel(replies=[{"age": "none"}])), "s", QUESTION, []) == []
+    broken = ScriptedChatModel(replies=[{"age": "HEAD.missing"}])  # outside the schema's choices: rejected
+    assert link_opaque_columns(_ctx(heads, broken), "s", QUESTION, []) == []
+
+
+def test_direct_and_plain_candidates_see_the_links_and_the_call_is_made_once(heads: Settings) -> None:
+    def script(messages: list[BaseMessage]) -> Any:
+        user = str(messages[-1].content)
+        if "say nothing; their stored values" in user:
+            return {"age": "HEAD.c10"}
+        return RIGHT if "SQL query only" in user else {"sql": RIGHT}
+
+    model = ScriptedChatModel(script=script)
+    ctx = _ctx(heads, model)
+    schema = ToolResult(ok=True, kind="schema", text="CREATE TABLE HEAD (HEAD_ID INTEGER, NM TEXT, c10 REAL);",
+                        value={"tables": ["HEAD"]})
+    tool = GenerateSQLTool()
+    res = tool.run(tool.build_args(ToolCall(QUESTION, "#E2", tool.name, "", {"#E1": schema}), ctx), ctx)
+    prompts = [str(p[-1].content) for p in model.prompts]
+    assert sum("say nothing; their stored values" in p for p in prompts) == 1
+    written = [p for p in prompts if p.startswith(HEADER)]
+    assert len(written) == 2 and all("'age': HEAD.c10" in p for p in written)  # direct and plain
+    assert res.value["opaque_links"] == [{"term": "age", "table": "HEAD", "column": "c10"}]
+    assert HEADER in res.value["context"]  # the judge and verifier read the same context
