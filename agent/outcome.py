@@ -62,6 +62,9 @@ class Outcome(BaseModel):
     term_checks: list[dict[str, Any]] = Field(
         default_factory=list, description="Question words no documented column accounts for, with the likeliest "
         "columns and stored values (tools.term_check.TermCheck dicts): which column means the word?")
+    column_links: list[dict[str, Any]] = Field(
+        default_factory=list, description="Question words the model linked to columns whose names say nothing "
+        "(``{term, table, column}``, tools.opaque_columns), shown to the candidates as hints.")
     definitions: list[str] = Field(
         default_factory=list,
         description="Names of the business definitions (knowledge records) shown to the generator that the SQL "
@@ -135,7 +138,7 @@ class Outcome(BaseModel):
             candidates=[{k: o.get(k) for k in ("index", "strategy", "status", "row_count", "sql", "error", "rewrites")}
                         for o in last.get("outcomes", [])],
             judge=last.get("judge"), verifier=last.get("verifier"), agreement=agreement(last),
-            definitions=_definitions(final, answer.sql or ""),
+            definitions=_definitions(final, answer.sql or ""), column_links=_column_links(final),
             account=_account(final, answer.sql, dialect, descriptions) if answer.status != "error" else [],
             llm_calls=len(usage),
             prompt_tokens=sum(u.get("prompt_tokens", 0) for u in usage),
@@ -150,6 +153,12 @@ class Outcome(BaseModel):
         )
         out.confidence = assess(out)  # from the fields above: agreement, candidates, judge, verifier, rows...
         return out
+
+
+def _column_links(final: AgentState) -> list[dict[str, Any]]:
+    """The opaque-column links of the question's SQL generation steps (see :mod:`tools.opaque_columns`)."""
+    return [link for res in (final.get("results") or {}).values()
+            if res.ok and res.kind == "sql" for link in res.value.get("opaque_links", [])]
 
 
 def _definitions(final: AgentState, sql: str) -> list[str]:

@@ -67,7 +67,7 @@ def run_keys(outcome: Outcome, settings: Settings) -> dict[str, Any]:
     """The keys every record has, whatever the question expected.
 
     How the turn ran: status, error, seconds, LLM calls, tokens, cost in USD, plan source, candidates, judge,
-    agreement, confidence, verifier, and its ``usage`` (one dict per LLM call).
+    agreement, opaque-column links, confidence, verifier, and its ``usage`` (one dict per LLM call).
     """
     usage = outcome.usage
     return {
@@ -77,6 +77,7 @@ def run_keys(outcome: Outcome, settings: Settings) -> dict[str, Any]:
         "cost_usd": round(settings.cost_usd(usage), 6),
         "plan_source": outcome.plan_source, "candidates": outcome.candidates,
         "judge_called": any(u.get("role") == "judge" for u in usage), "agreement": outcome.agreement,
+        "column_links": outcome.column_links,
         **confidence_keys(outcome),
         "verifier_needed": bool((outcome.verifier or {}).get("needed")),
         "verifier_repaired": bool((outcome.verifier or {}).get("repaired")),

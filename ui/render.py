@@ -69,6 +69,9 @@ def show_turn(out: Outcome, settings: Settings, key: str) -> None:
         st.caption("What was computed:  \n" + "  \n".join(plain_markdown(line) for line in out.account))
     if out.definitions:
         st.caption("Definitions used: " + "; ".join(out.definitions))
+    linked = used_links(out)
+    if linked:
+        st.caption("Read from stored values (the column's name says nothing): " + "; ".join(linked))
     for i, check in enumerate(out.term_checks):
         term_check_widget(TermCheck(**check), settings, f"{key}-{i}")
     others = other_readings(out)
@@ -83,6 +86,13 @@ def show_turn(out: Outcome, settings: Settings, key: str) -> None:
     st.caption(f"{out.latency_s} s · {out.llm_calls} LLM calls · "
                f"{out.prompt_tokens}+{out.completion_tokens} tokens · "
                f"plan: {out.plan_source or '-'}")
+
+
+def used_links(out: Outcome) -> list[str]:
+    """``"'age' is HEAD.c10"`` for each opaque-column link whose column the executed SQL reads (word match)."""
+    sql = out.sql or ""
+    return [f"'{k['term']}' is {k['table']}.{k['column']}" for k in out.column_links
+            if re.search(rf"(?<!\w){re.escape(str(k['column']))}(?!\w)", sql, re.I)]
 
 
 BADGE_COLORS: dict[str, Literal["green", "orange", "red"]] = {"verified": "green", "likely": "orange",

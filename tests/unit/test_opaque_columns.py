@@ -121,3 +121,12 @@ def test_direct_and_plain_candidates_see_the_links_and_the_call_is_made_once(hea
     assert len(written) == 2 and all("'age': HEAD.c10" in p for p in written)  # direct and plain
     assert res.value["opaque_links"] == [{"term": "age", "table": "HEAD", "column": "c10"}]
     assert HEADER in res.value["context"]  # the judge and verifier read the same context
+
+
+def test_the_answer_names_the_links_its_sql_reads() -> None:
+    from agent.outcome import Outcome
+    from ui.render import used_links
+
+    links = [{"term": "age", "table": "HEAD", "column": "c10"}, {"term": "year", "table": "DEPT", "column": "c1"}]
+    assert used_links(Outcome(sql="SELECT H.NM, H.c10 FROM HEAD AS H", column_links=links)) == ["'age' is HEAD.c10"]
+    assert used_links(Outcome(sql="SELECT NM FROM HEAD", column_links=links)) == []
