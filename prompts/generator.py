@@ -37,7 +37,7 @@ DIRECT = """{knowledge}{history}{examples}{columns}{joins}{values}{insights}Ques
 Reply with JSON: {{"sql": "<the query>"}}
 JSON:"""
 
-PLAIN = """{knowledge}{history}{examples}{columns}Question: {question}
+PLAIN = """{knowledge}{history}{examples}Question: {question}
 Reply with the SQL query only, no explanation.
 SQL:"""
 

@@ -19,8 +19,8 @@ So before the candidates are written, :func:`link_opaque_columns`
    the prompt opens with the generator's system prompt, so the server's prompt cache has the schema already.
 
 The links are shown to the hint-taking candidates (direct, Query-Plan, Divide-and-Conquer) as a short section
-next to the value hints; the whole-schema and plain candidates stay without them, so the vote still compares
-differently prompted candidates. The idea is question-conditioned schema linking (e.g. RESDSQL's and CodeS's
+before the join and value hints; the whole-schema and plain candidates stay without them, so a wrong link cannot
+carry the vote alone: it has to agree with a candidate that never saw it. The idea is question-conditioned schema linking (e.g. RESDSQL's and CodeS's
 schema-item classifiers, DIN-SQL's schema-linking step) restricted to the one place names fail: columns whose
 names carry no words.
 """
@@ -65,8 +65,16 @@ QUESTION_WORDS = frozenset(normalise(
     greatest biggest top bottom first last order ordered ordering sort sorted ascending descending alphabetical
     alphabetically distinct unique different respectively corresponding record records row rows table value
     values data information info detail details result results kind sort all including include includes they
-    them he she his her him its one ones someone anyone everyone something anything whom yourself"""))
+    them he she his her him its one ones someone anyone everyone something anything whom yourself some several
+    few various full entire"""))
 """Words that ask, count or order and never name a column by themselves (folded as questions are)."""
+
+ATTRIBUTE_WORDS = frozenset(normalise(
+    """name id code type kind category date time year month day number count status description detail value
+    amount total flag key level title"""))
+"""Words many columns end with (``SPNSR_NM``, ``ORD_DT``): such a column accounts for one only when the rest of
+its name is in the question too; any other word of a column's name accounts for the word by itself
+(``BKS_AVLBL`` for "availability")."""
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’]*")
 _QUOTED = re.compile(r"\"[^\"]*\"|'[^']*'|“[^”]*”")
@@ -164,18 +172,19 @@ def _same_word(part: str, word: str) -> bool:
     shorter = min(len(part), len(word))
     if shorter >= 4 and part[:max(4, shorter - 2)] == word[:max(4, shorter - 2)]:
         return True
-    return abbreviates(part, word)
+    return abbreviates(part, word) or abbreviates(part, f"{word}s")  # BKS for "bike": the plural's skeleton
 
 
 def unnamed_terms(question: str, tables: list[TableInfo]) -> list[str]:
-    """The question's content words (runs of adjacent ones joined) that no readable name of ``tables`` accounts for.
+    """Runs of adjacent content words of the question with a word no readable name of ``tables`` accounts for.
 
     Skipped: words in quotes (values), capitalised words after the first (names of things), numbers,
     :data:`QUESTION_WORDS`, words of two letters. A word is accounted for by a table whose name has it, or by a
-    readable column whose name has it (:func:`_same_word`) when every other word of that column's name is in
-    the question too and, when a table the question names has an opaque column, the column is in such a table
-    (``COACH.NM`` does not account for "names of players" when ``PLYR`` has a column ``c3``). Words that cannot
-    be nouns (:func:`tools.coverage.can_name_data`: "received", "followed") are skipped too. Returns at most
+    readable column whose name has it (:func:`_same_word`) - for :data:`ATTRIBUTE_WORDS` only when every other
+    word of that column's name is in the question too - and, when a table the question names has an opaque
+    column, the column is in such a table (``COACH.NM`` does not account for "names of players" when ``PLYR`` has a column ``c3``). Words that cannot
+    be nouns (:func:`tools.coverage.can_name_data`: "received", "followed") are skipped too. A run is kept
+    whole ("manager name" when only "manager" is accounted for), for context. Returns at most
     :data:`MAX_TERMS` terms, in question order (e.g. ``["age"]`` for "List
     the name, born state and age of the heads" over ``HEAD(NM, BORN_ST, c10)``).
     """
@@ -192,27 +201,26 @@ def unnamed_terms(question: str, tables: list[TableInfo]) -> list[str]:
         if any(_same_word(p, word) for p in table_words):
             return True
         for parts in columns:
-            if any(_same_word(p, word) for p in parts) and all(
-                    any(_same_word(p, a) or p == a for a in asked) for p in parts if len(p) > 2 and p != word):
+            if any(_same_word(p, word) for p in parts) and (word not in ATTRIBUTE_WORDS or all(
+                    any(_same_word(p, a) or p == a for a in asked) for p in parts if len(p) > 2 and p != word)):
                 return True
         return False
 
-    runs: list[list[str]] = [[]]
+    runs: list[list[tuple[str, bool]]] = [[]]  # adjacent content words, each with "a name accounts for it"
     for i, (token, start) in enumerate(tokens):
         folded = normalise(token)
         word = folded[0] if folded else ""
         gap = i > 0 and re.search(r"[,;:.?!]", text[tokens[i - 1][1]:start]) is not None
         if gap and runs[-1]:
             runs.append([])
-        skip = (len(word) < 3 or word in QUESTION_WORDS or (i > 0 and token[0].isupper())
-                or not can_name_data(token) or named(word))
-        if skip:
+        if (len(word) < 3 or word in QUESTION_WORDS or (i > 0 and token[0].isupper())
+                or not can_name_data(token)):
             if runs[-1]:
                 runs.append([])
             continue
-        runs[-1].append(token.lower())
-    terms = list(dict.fromkeys(" ".join(r) for r in runs if r))
-    return terms[:MAX_TERMS]
+        runs[-1].append((token.lower(), named(word)))
+    terms = [" ".join(w for w, _ in run) for run in runs if any(not known for _, known in run)]
+    return list(dict.fromkeys(terms))[:MAX_TERMS]
 
 
 def _choices(options: list[str], terms: list[str]) -> type[BaseModel]:

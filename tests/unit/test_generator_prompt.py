@@ -15,12 +15,14 @@ PARTS = {"knowledge": "Knowledge: revenue = SUM(amount)\n\n", "history": "Earlie
 
 def test_plain_shares_knowledge_history_and_examples_with_every_hinted_strategy() -> None:
     plain = prompt.PLAIN.format(**PARTS)
-    shared = PARTS["knowledge"] + PARTS["history"] + PARTS["examples"] + PARTS["columns"]
+    shared = PARTS["knowledge"] + PARTS["history"] + PARTS["examples"]
     for name in ("direct", "divide_and_conquer", "query_plan"):
         hinted = prompt.TEMPLATES[name].format(**PARTS)
         # the hint-free second opinion reuses the cached prefix of the first candidate up to the hints
         assert os.path.commonprefix([plain, hinted]).startswith(shared)
-        assert hinted.startswith(shared + PARTS["joins"] + PARTS["values"] + PARTS["insights"] + "Question:")
+        assert hinted.startswith(shared + PARTS["columns"] + PARTS["joins"] + PARTS["values"] + PARTS["insights"]
+                                 + "Question:")
+    assert PARTS["columns"] not in plain  # no opaque-column links either: the hint-free second opinion
 
 
 def test_hinted_strategies_open_with_the_same_context_as_repairs_judge_and_verifier() -> None:
