@@ -78,8 +78,8 @@ def warm_up(deps: AgentDeps) -> WarmUp:
     if not schema.ok:
         report.errors["generator"] = schema.error or "no schema"
         return report
-    generator_user = generator_prompt.DIRECT.format(knowledge="", joins="", history="", examples="", values="",
-                                                    insights="", question=WARM_QUESTION)
+    generator_user = generator_prompt.DIRECT.format(knowledge="", columns="", joins="", history="", examples="",
+                                                    values="", insights="", question=WARM_QUESTION)
     messages = chat(system_prompt(deps.db.dialect, schema.text), generator_user)
     local = deps.settings.is_local("generator") and "generator" not in deps.llms.overridden
     if local and deps.settings.local_llm.slot_save_path:

@@ -121,7 +121,8 @@ def build_requests(settings: Settings, n_questions: int) -> list[dict[str, Any]]
         nearest = sorted(examples, key=lambda e: -len(_words(e["question"]) & _words(question)))[:3]
         shots = gen_prompt.EXAMPLES_HEADER + "\n\n".join(
             gen_prompt.EXAMPLE.format(question=e["question"], sql=e["sql"]) for e in nearest) + "\n\n"
-        parts = {"knowledge": "", "joins": "", "history": "", "examples": shots, "values": "", "insights": "", "question": question}
+        parts = {"knowledge": "", "columns": "", "joins": "", "history": "", "examples": shots, "values": "",
+                 "insights": "", "question": question}
         planner_user = planner_prompt.USER.format(history="", question=question)
         kinds: dict[str, tuple[str, str, type[BaseModel], int]] = {
             "direct": (gen_system, gen_prompt.DIRECT.format(**parts), SQLAnswer, settings.generator.max_tokens),
