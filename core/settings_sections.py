@@ -227,6 +227,11 @@ class GenerationSettings(BaseModel):
         "description) holds each question word no readable name accounts for, and show the links to the "
         "hint-taking candidates (tools.opaque_columns). No call on schemas without such columns.",
     )
+    link_synonym_similarity: float = Field(
+        0.55, ge=0.0, le=1.01, description="A question word at least this similar (cosine, the retrieval "
+        "embedding) to a readable table or column name counts as named, so opaque-column linking does not ask "
+        "about it (tools.question_terms). Above 1: spelling alone decides.",
+    )
     reuse_approved: bool = Field(
         True, description="Offer a user-approved example's SQL as the first candidate when the question is a "
         "paraphrase of it (tools.reuse: literal, shape and entity guards, then one short model check). On the "

@@ -74,6 +74,33 @@ def nearest_schema_names(words: Sequence[str], catalog: TableCatalog, embed: Emb
     return {w: (phrases[int(row.argmax())], round(float(row.max()), 4)) for w, row in zip(words, sims, strict=True)}
 
 
+_PHRASES: dict[tuple[int, tuple[str, ...]], np.ndarray] = {}
+_MAX_PHRASE_SETS = 64
+
+
+def similar_words(words: Sequence[str], phrases: Sequence[str], embed: Embed, threshold: float) -> set[str]:
+    """Those of ``words`` whose embedding is at least ``threshold`` similar (cosine) to one of ``phrases``.
+
+    For telling a synonym of a readable schema name ("altitude" / "airports elevation") from a word no name
+    says. The phrase vectors are cached per phrase list (the same tables give the same list); empty ``words``
+    or ``phrases``, or a ``threshold`` above 1, give an empty set without embedding anything. Raises whatever
+    ``embed`` raises.
+    """
+    if not words or not phrases or threshold > 1:
+        return set()
+    key = (id(embed), tuple(phrases))
+    with _LOCK:
+        matrix = _PHRASES.get(key)
+    if matrix is None:
+        matrix = _unit(embed(list(phrases)))
+        with _LOCK:
+            if len(_PHRASES) >= _MAX_PHRASE_SETS:
+                _PHRASES.clear()
+            _PHRASES[key] = matrix
+    best = (_unit(embed(list(words))) @ matrix.T).max(axis=1)
+    return {w for w, sim in zip(words, best, strict=True) if float(sim) >= threshold}
+
+
 def _abbreviates(part: str, word: str) -> bool:
     """True when the name part ``part`` can abbreviate ``word``.
 

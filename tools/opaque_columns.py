@@ -27,8 +27,8 @@ names carry no words.
 
 from __future__ import annotations
 
-import re
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -39,14 +39,14 @@ from database.connection import Database
 from database.descriptions import default_enriched_path
 from database.schema_reader import quote_identifier, read_schema
 from database.schema_types import TableInfo
-from knowledge.abbreviations import EXPANSIONS, expand_name, is_opaque_name, split_words
-from knowledge.lookup import normalise
-from retrieval.term_expansion import abbreviates
+from retrieval.embeddings import get_embedding_function
+from retrieval.term_similarity import similar_words
 from tools.base import ToolContext
-from tools.coverage import can_name_data
+from tools.question_terms import MAX_TERMS, Synonyms, opaque_columns, readable_phrases, unnamed_terms
 
-MAX_TERMS = 4
-"""Question words asked about in one call (the first ones in the question)."""
+__all__ = ["HEADER", "MAX_TERMS", "ColumnLink", "OpaqueColumn", "link_opaque_columns", "opaque_columns",
+           "render_links", "unnamed_terms"]
+
 MAX_COLUMNS = 12
 """Opaque columns offered as choices (the prompt's tables in listing order)."""
 SAMPLE_VALUES = 5
@@ -55,29 +55,6 @@ MAX_TOKENS = 120
 """Cap on the reply's tokens: one short JSON object."""
 NONE = "none"
 """The choice for a word no offered column holds."""
-
-QUESTION_WORDS = frozenset(normalise(
-    """what which who whom whose when where why how many much show list give tell find return get display each
-    every all any both either per for the and or of in on at to from by with without into than that this these
-    those there their them it its is are was were be been being do does did done have has had not no yes more
-    less most least than over under above below between among also only just please same different other
-    another number numbers count total sum average mean maximum minimum max min highest lowest largest smallest
-    greatest biggest top bottom first last order ordered ordering sort sorted ascending descending alphabetical
-    alphabetically distinct unique different respectively corresponding record records row rows table value
-    values data information info detail details result results kind sort all including include includes they
-    them he she his her him its one ones someone anyone everyone something anything whom yourself some several
-    few various full entire"""))
-"""Words that ask, count or order and never name a column by themselves (folded as questions are)."""
-
-ATTRIBUTE_WORDS = frozenset(normalise(
-    """name id code type kind category date time year month day number count status description detail value
-    amount total flag key level title"""))
-"""Words many columns end with (``SPNSR_NM``, ``ORD_DT``): such a column accounts for one only when the rest of
-its name is in the question too; any other word of a column's name accounts for the word by itself
-(``BKS_AVLBL`` for "availability")."""
-
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z'’]*")
-_QUOTED = re.compile(r"\"[^\"]*\"|'[^']*'|“[^”]*”")
 
 
 @dataclass(frozen=True)
@@ -149,78 +126,23 @@ def _show(value: Any) -> str:
     return f"'{text}'" if isinstance(value, str) else text
 
 
-def opaque_columns(tables: list[TableInfo]) -> list[tuple[TableInfo, str]]:
-    """``(table, column name)`` of every undocumented column of ``tables`` whose name is opaque, in order."""
-    return [(t, c.name) for t in tables for c in t.columns
-            if is_opaque_name(c.name) and not (c.comment or "").strip()]
+def _synonyms(ctx: ToolContext, tables: list[TableInfo]) -> Synonyms | None:
+    """The question words close to a readable name of ``tables`` (``generation.link_synonym_similarity``).
 
-
-def _name_words(name: str) -> list[str]:
-    """The folded words a reader takes from an identifier (``SPNSR_NM`` -> spnsr, nm, name).
-
-    Its parts, plus the expansion of the whole name or else of each part that has one.
+    None when the setting is above 1; a broken or missing embedding model counts no word as a synonym.
     """
-    words = [w for w in split_words(name) if not w.isdigit()]
-    reading = expand_name(name) or " ".join(EXPANSIONS[w] for w in words if w in EXPANSIONS)
-    return words + normalise(reading)
+    threshold = ctx.settings.generation.link_synonym_similarity
+    if threshold > 1:
+        return None
+    phrases = readable_phrases(tables)
 
+    def close(words: Sequence[str]) -> set[str]:
+        try:
+            return similar_words(words, phrases, get_embedding_function(ctx.settings), threshold)
+        except Exception:  # noqa: BLE001 - without the embedding model spelling alone decides
+            return set()
 
-def _same_word(part: str, word: str) -> bool:
-    """True when the name part ``part`` is ``word``, a form of it (shared start) or its abbreviation."""
-    if part == word:
-        return True
-    shorter = min(len(part), len(word))
-    if shorter >= 4 and part[:max(4, shorter - 2)] == word[:max(4, shorter - 2)]:
-        return True
-    return abbreviates(part, word) or abbreviates(part, f"{word}s")  # BKS for "bike": the plural's skeleton
-
-
-def unnamed_terms(question: str, tables: list[TableInfo]) -> list[str]:
-    """Runs of adjacent content words of the question with a word no readable name of ``tables`` accounts for.
-
-    Skipped: words in quotes (values), capitalised words after the first (names of things), numbers,
-    :data:`QUESTION_WORDS`, words of two letters. A word is accounted for by a table whose name has it, or by a
-    readable column whose name has it (:func:`_same_word`) - for :data:`ATTRIBUTE_WORDS` only when every other
-    word of that column's name is in the question too - and, when a table the question names has an opaque
-    column, the column is in such a table (``COACH.NM`` does not account for "names of players" when ``PLYR`` has a column ``c3``). Words that cannot
-    be nouns (:func:`tools.coverage.can_name_data`: "received", "followed") are skipped too. A run is kept
-    whole ("manager name" when only "manager" is accounted for), for context. Returns at most
-    :data:`MAX_TERMS` terms, in question order (e.g. ``["age"]`` for "List
-    the name, born state and age of the heads" over ``HEAD(NM, BORN_ST, c10)``).
-    """
-    text = _QUOTED.sub(" , ", question)
-    tokens = [(m.group(), m.start()) for m in _TOKEN.finditer(text)]
-    asked = set(normalise(text))
-    table_words = [w for t in tables for w in _name_words(t.name)]
-    named_tables = [t for t in tables if any(_same_word(p, a) for p in _name_words(t.name) for a in asked)]
-    opaque_named = any(opaque_columns([t]) for t in named_tables)
-    columns = [_name_words(c.name) for t in tables for c in t.columns if not is_opaque_name(c.name)
-               and (not opaque_named or t in named_tables)]
-
-    def named(word: str) -> bool:
-        if any(_same_word(p, word) for p in table_words):
-            return True
-        for parts in columns:
-            if any(_same_word(p, word) for p in parts) and (word not in ATTRIBUTE_WORDS or all(
-                    any(_same_word(p, a) or p == a for a in asked) for p in parts if len(p) > 2 and p != word)):
-                return True
-        return False
-
-    runs: list[list[tuple[str, bool]]] = [[]]  # adjacent content words, each with "a name accounts for it"
-    for i, (token, start) in enumerate(tokens):
-        folded = normalise(token)
-        word = folded[0] if folded else ""
-        gap = i > 0 and re.search(r"[,;:.?!]", text[tokens[i - 1][1]:start]) is not None
-        if gap and runs[-1]:
-            runs.append([])
-        if (len(word) < 3 or word in QUESTION_WORDS or (i > 0 and token[0].isupper())
-                or not can_name_data(token)):
-            if runs[-1]:
-                runs.append([])
-            continue
-        runs[-1].append((token.lower(), named(word)))
-    terms = [" ".join(w for w, _ in run) for run in runs if any(not known for _, known in run)]
-    return list(dict.fromkeys(terms))[:MAX_TERMS]
+    return close
 
 
 def _choices(options: list[str], terms: list[str]) -> type[BaseModel]:
@@ -259,7 +181,7 @@ def link_opaque_columns(ctx: ToolContext, system: str, question: str, tables: li
     opaque = opaque_columns(shown)[:MAX_COLUMNS]
     if not opaque:
         return []
-    terms = unnamed_terms(question, shown)
+    terms = unnamed_terms(question, shown, _synonyms(ctx, shown))
     if not terms:
         return []
     offered = [OpaqueColumn(t.name, name, (t.column(name) or t.columns[0]).type, _samples(ctx.db, t.name, name))
