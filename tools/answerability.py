@@ -52,7 +52,6 @@ from knowledge.records import KnowledgeRecord
 from prompts import answerability as prompt
 from prompts.schema_prefix import schema_prefix
 from retrieval.embeddings import get_embedding_function
-from retrieval.hybrid import load_catalog
 from retrieval.term_similarity import nearest_schema_names
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
 from tools.coverage import can_name_data, is_french, schema_legibility, uncovered_terms, vocabulary
@@ -212,7 +211,7 @@ class CheckQuestionTool(Tool[CheckQuestionArgs]):
                         "columns mean them (answerability.missing_data = ask)")
         if not uncovered or not cfg.llm_check:
             return done("answer", "all words covered" if not uncovered else "model check off")
-        catalog = load_catalog(ctx.store, ctx.db.key) if ctx.store is not None else None
+        catalog = ctx.catalog() if ctx.store is not None else None
         legibility = schema_legibility(catalog) if catalog is not None else 1.0
         evidence["legibility"] = round(legibility, 3)
         if legibility < cfg.min_legibility:
@@ -246,7 +245,7 @@ class CheckQuestionTool(Tool[CheckQuestionArgs]):
 
         The nearest names go to ``evidence["nearest"]``; without a catalog or an embedding model every word stays.
         """
-        catalog = load_catalog(ctx.store, ctx.db.key) if words and ctx.store is not None and threshold <= 1 else None
+        catalog = ctx.catalog() if words and ctx.store is not None and threshold <= 1 else None
         if catalog is None:
             return words
         try:
@@ -260,7 +259,7 @@ class CheckQuestionTool(Tool[CheckQuestionArgs]):
     @staticmethod
     def _entity_words(ctx: ToolContext) -> dict[str, str]:
         """Folded singular table names -> table (lower-cased), from the schema catalog."""
-        catalog = load_catalog(ctx.store, ctx.db.key) if ctx.store is not None else None
+        catalog = ctx.catalog() if ctx.store is not None else None
         words: dict[str, str] = {}
         for name in catalog.names if catalog is not None else []:
             folded = normalise(name.replace("_", " "))

@@ -24,7 +24,7 @@ from typing import Any
 
 from knowledge.lookup import normalise
 from knowledge.records import KnowledgeRecord
-from retrieval.hybrid import TableCatalog, load_catalog
+from retrieval.hybrid import TableCatalog
 from tools.base import ToolContext
 
 FRENCH_MARKERS = frozenset({"le", "la", "les", "de", "du", "des", "est", "quel", "quelle", "quels", "une", "un",
@@ -72,7 +72,7 @@ MIN_PREFIX = 5
 def vocabulary(ctx: ToolContext, records: list[KnowledgeRecord], schema_text: str, mentions: list[str]) -> set[str]:
     """Every folded word of the database's documents (catalog), ``schema_text``, ``records`` and ``mentions``."""
     words = set(normalise(schema_text)) | set(normalise(" ".join(mentions)))
-    catalog = load_catalog(ctx.store, ctx.db.key) if ctx.store is not None else None
+    catalog = ctx.catalog() if ctx.store is not None else None
     if catalog is not None:
         for name in catalog.names:
             words |= set(normalise(f"{name.replace('_', ' ')} {catalog.descriptions.get(name, '')} "

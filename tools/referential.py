@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from retrieval.hybrid import load_catalog
 from retrieval.store import VALUES_INDEX
 from retrieval.value_plausibility import schema_words
 from retrieval.values import search_values
@@ -53,7 +52,7 @@ class SearchValuesTool(Tool[SearchValuesArgs]):
         if ctx.store.count(VALUES_INDEX, {"db": ctx.db.key}) == 0:
             return ToolResult(ok=True, kind="values", text=NO_INDEX_TEXT,
                               value={"matches": [], "indexed": False})
-        catalog = load_catalog(ctx.store, ctx.db.key)
+        catalog = ctx.catalog()
         names = [*catalog.names, *(c for cols in catalog.columns.values() for c in cols)] if catalog else []
         matches = search_values(args.text, ctx.db.key, ctx.store, limit=args.limit, llms=ctx.llms,
                                 usage=ctx.usage, schema=schema_words(names))

@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 
 from database.joins import JoinGraph, bridge_tables, join_paths
 from knowledge.views import render_views
-from retrieval.hybrid import TableCatalog, load_catalog
+from retrieval.hybrid import TableCatalog
 from retrieval.retrievers import TableHit, rank_tables
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
 from tools.knowledge import approved_views
@@ -173,7 +173,7 @@ class RetrieveSchemaTool(Tool[RetrieveSchemaArgs]):
         Fails when there is no index.
         """
         started = time.perf_counter()
-        catalog = load_catalog(ctx.store, ctx.db.key)
+        catalog = ctx.catalog()
         ranked = rank_tables(ctx.store, catalog, args.query, max(3 * args.k, 30)) if catalog else []
         if catalog is None or not ranked:
             return ToolResult.failure(

@@ -15,7 +15,6 @@ from pydantic import BaseModel, Field
 
 from database.schema_reader import quote_identifier
 from retrieval.embeddings import get_embedding_function
-from retrieval.hybrid import load_catalog
 from retrieval.term_similarity import rank_columns
 from tools.base import ToolContext
 
@@ -60,7 +59,7 @@ def term_checks(ctx: ToolContext, words: list[str], tables: list[str], *, per_wo
     Without an index or an embedding model the checks carry no options (the words are still reported).
     Never raises.
     """
-    catalog = load_catalog(ctx.store, ctx.db.key) if ctx.store is not None else None
+    catalog = ctx.catalog() if ctx.store is not None else None
     checks = []
     for word in words:
         options: list[ColumnOption] = []

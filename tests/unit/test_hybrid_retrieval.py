@@ -207,7 +207,8 @@ def test_budget_keeps_bridges_before_lower_ranked_tables() -> None:
 
 def test_tool_reports_bridges_join_paths_and_snapshot(store: ChromaStore) -> None:
     index_tables(store, "hr", "sqlite", hr_tables(), sample_rows=0)
-    ctx = cast(Any, types.SimpleNamespace(settings=NO_KNOWLEDGE, store=store, db=types.SimpleNamespace(key="hr")))
+    ctx = cast(Any, types.SimpleNamespace(settings=NO_KNOWLEDGE, store=store, catalog=lambda: load_catalog(store, "hr"),
+        db=types.SimpleNamespace(key="hr")))
     tool = RetrieveSchemaTool()
     catalog = load_catalog(store, "hr")
     assert catalog is not None
@@ -226,7 +227,8 @@ def test_tool_reports_bridges_join_paths_and_snapshot(store: ChromaStore) -> Non
     assert "Join paths" not in result.text  # they vary per question: the generator's user message has them
     assert result.value["snapshot"] == snapshot_id(store, "hr")
     missing = tool.run(RetrieveSchemaArgs(query="x"), cast(Any, types.SimpleNamespace(
-        settings=NO_KNOWLEDGE, store=store, db=types.SimpleNamespace(key="nope"))))
+        settings=NO_KNOWLEDGE, store=store, catalog=lambda: load_catalog(store, "nope"),
+        db=types.SimpleNamespace(key="nope"))))
     assert not missing.ok and "nl2sql index" in (missing.error or "")
 
 
@@ -263,7 +265,8 @@ def test_schema_prefix_is_byte_identical_across_questions_and_roles(store: Chrom
     catalog = load_catalog(store, "mix")
     assert catalog is not None
     core = sum(estimate_tokens(catalog.schema_doc(n)) for n in ("departments", "employees", "locations"))
-    ctx = cast(Any, types.SimpleNamespace(settings=NO_KNOWLEDGE, store=store, db=types.SimpleNamespace(key="mix")))
+    ctx = cast(Any, types.SimpleNamespace(settings=NO_KNOWLEDGE, store=store, catalog=lambda: load_catalog(store, "mix"),
+        db=types.SimpleNamespace(key="mix")))
     texts = [RetrieveSchemaTool().run(RetrieveSchemaArgs(query=q, budget=2 * core + 40, core_fraction=0.5), ctx)
              for q in ("Total refund amount?", "Salary of each employee by city", "Budget per department")]
     assert all(r.ok and r.value["core"] == ["departments", "employees", "locations"] for r in texts)
@@ -281,7 +284,8 @@ def test_schema_prefix_is_byte_identical_across_questions_and_roles(store: Chrom
 def test_join_paths_partial_only_when_some_table_is_left_out(store: ChromaStore) -> None:
     """``partial``: a schema shown whole states its foreign keys in the DDL, so no paths; a cut schema gets them."""
     index_tables(store, "hr", "sqlite", hr_tables(), sample_rows=0)
-    ctx = cast(Any, types.SimpleNamespace(settings=NO_KNOWLEDGE, store=store, db=types.SimpleNamespace(key="hr")))
+    ctx = cast(Any, types.SimpleNamespace(settings=NO_KNOWLEDGE, store=store, catalog=lambda: load_catalog(store, "hr"),
+        db=types.SimpleNamespace(key="hr")))
     catalog = load_catalog(store, "hr")
     assert catalog is not None
     three = sum(estimate_tokens(catalog.schema_doc(n)) for n in ("employees", "departments", "locations"))
@@ -309,7 +313,8 @@ def test_whole_schema_system_prompt_is_identical_and_join_paths_go_to_the_user_m
     from tools.generation import GenerateSQLTool
 
     index_tables(store, "mix", "sqlite", [*hr_tables(), *money_tables()], sample_rows=0)
-    ctx = cast(Any, types.SimpleNamespace(settings=NO_KNOWLEDGE, store=store, db=types.SimpleNamespace(key="mix", dialect="sqlite"),
+    ctx = cast(Any, types.SimpleNamespace(settings=NO_KNOWLEDGE, store=store, catalog=lambda: load_catalog(store, "mix"),
+        db=types.SimpleNamespace(key="mix", dialect="sqlite"),
                                           history=[]))
     questions = ("How many employees work in each city?", "Total refund amount per invoice?")
     results = [RetrieveSchemaTool().run(RetrieveSchemaArgs(query=q, budget=10_000), ctx) for q in questions]

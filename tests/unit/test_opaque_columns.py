@@ -19,6 +19,7 @@ from tests.support.scripted_model import ScriptedChatModel
 from tools.base import ToolCall, ToolContext, ToolResult
 from tools.generation import GenerateSQLTool
 from tools.opaque_columns import HEADER, link_opaque_columns, opaque_columns, render_links, unnamed_terms
+from tools.question_terms import readable_phrases
 
 HEADS = """CREATE TABLE HEAD (HEAD_ID INTEGER PRIMARY KEY, NM TEXT, BORN_ST TEXT, c10 REAL);
 CREATE TABLE DEPT (DEPT_ID INTEGER PRIMARY KEY, NM TEXT, c3 TEXT);
@@ -70,6 +71,25 @@ def test_a_column_accounts_for_a_word_only_with_the_rest_of_its_name() -> None:
     stations = _table("STS", "STN_ID", "BKS_AVLBL", "c11")
     assert unnamed_terms("Stations that never had bike availability above 10", [stations]) == []
 
+
+
+def test_synonyms_of_readable_names_and_negated_verbs_are_not_terms() -> None:
+    airports = _table("airports", "apid", "name", "elevation", "x", "y")
+    asked: list[list[str]] = []
+
+    def synonyms(words: list[str]) -> set[str]:  # what the embedding would say: altitude ~ "airports elevation"
+        asked.append(list(words))
+        return {w for w in words if w in {"altitude", "aerodromes"}}
+
+    question = "What is the altitude of the aerodromes with the longest runway?"
+    assert unnamed_terms(question, [airports]) == ["altitude", "aerodromes", "runway"]
+    assert unnamed_terms(question, [airports], synonyms) == ["runway"]
+    assert asked == [["altitude", "aerodromes", "runway"]]  # one call, unnamed words only
+    # a run stays a term while one of its unnamed words is no synonym
+    assert unnamed_terms("Show the altitude band.", [airports], synonyms) == ["altitude band"]
+    assert unnamed_terms("Which instructors didn't get grants?", [_table("INSTR", "INSTR_ID", "c44")]) == ["grants"]
+    assert readable_phrases([airports]) == ["airports", "apid", "airports apid", "name", "airports name",
+                                            "elevation", "airports elevation"]
 
 def test_documented_opaque_columns_are_not_offered() -> None:
     table = _table("T", "c1", "c2", "CUST_NM", comments={"c2": "Customer age in years"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from core.settings import Settings
 from retrieval.embeddings import OfflineMiniLM
 from retrieval.hybrid import TableCatalog
-from retrieval.term_similarity import nearest_schema_names, schema_phrases, split_identifier
+from retrieval.term_similarity import nearest_schema_names, schema_phrases, similar_words, split_identifier
 from tools.answerability import CheckQuestionTool
 
 
@@ -49,3 +49,25 @@ def test_check_keeps_words_without_a_catalog() -> None:
     ctx = type("Ctx", (), {"store": None, "db": None, "settings": None})()
     evidence: dict[str, object] = {}
     assert CheckQuestionTool._not_synonyms(ctx, ["tempo"], 0.55, evidence) == ["tempo"]  # type: ignore[arg-type]
+
+
+def test_similar_words_keeps_the_words_close_to_a_phrase_and_caches_the_phrases() -> None:
+    calls: list[list[str]] = []
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        calls.append(list(texts))
+        return [[float("alt" in t or "elev" in t), float("run" in t), 0.1] for t in texts]
+
+    phrases = ["airports elevation", "airports name"]
+    assert similar_words(["altitude", "runway"], phrases, embed, 0.9) == {"altitude"}
+    assert similar_words(["altitude"], phrases, embed, 0.9) == {"altitude"}
+    assert len(calls) == 3  # the phrases once, then each word batch
+    assert similar_words(["altitude"], phrases, embed, 1.01) == set()  # above 1: off, nothing embedded
+    assert similar_words([], phrases, embed, 0.5) == set() and len(calls) == 3
+
+
+def test_real_embeddings_find_synonyms_of_readable_column_names(embedding_function: OfflineMiniLM) -> None:
+    threshold = Settings(local_llm={"auto_start": False}).generation.link_synonym_similarity
+    phrases = ["airports", "airports name", "airports elevation", "airports city"]
+    assert similar_words(["altitude", "aerodromes", "runway", "age"], phrases, embedding_function,
+                         threshold) == {"altitude", "aerodromes"}
