@@ -134,9 +134,10 @@ def link_row(gold: GoldLinks, chosen: Iterable[str], tokens: int) -> dict[str, A
 
 
 def tool_context(settings: Settings, store: VectorStore, db_key: str, dialect: str = "sqlite") -> Any:
-    """The minimal tool context :class:`RetrieveSchemaTool` reads: settings, store and the database's key."""
+    """The minimal tool context :class:`RetrieveSchemaTool` reads: settings, store, the database's key and catalog."""
     return cast(Any, types.SimpleNamespace(settings=settings, store=store,
-                                           db=types.SimpleNamespace(key=db_key, dialect=dialect)))
+                                           db=types.SimpleNamespace(key=db_key, dialect=dialect),
+                                           catalog=lambda: load_catalog(store, db_key)))
 
 
 def linking_for_budgets(question: str, gold: GoldLinks, ctx: Any, budgets: Sequence[int]) -> dict[int, dict[str, Any]]:

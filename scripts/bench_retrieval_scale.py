@@ -171,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
             hits8 += answer in ranked
             n_bridges.append(sum(h.bridge for h in got))
         tool = RetrieveSchemaTool()
-        ctx = cast(Any, types.SimpleNamespace(store=store, db=types.SimpleNamespace(key="bench")))
+        ctx = cast(Any, types.SimpleNamespace(settings=settings, store=store, db=types.SimpleNamespace(key="bench"),
+                                              catalog=lambda: load_catalog(store, "bench")))
         tool_lat, tool_tokens = [], []
         for text, _ in qs:
             t0 = time.perf_counter()
