@@ -65,16 +65,22 @@ class OpaqueColumn:
     column: str
     type: str
     samples: tuple[str, ...]
+    span: tuple[str, str] | None = None
+    """Smallest and largest stored number, when the column holds numbers and more than the samples show."""
 
     @property
     def ref(self) -> str:
         """``TABLE.column`` as offered to the model and shown to the generator."""
         return f"{self.table}.{self.column}"
 
-    def describe(self) -> str:
-        """``HEAD.c10 (REAL): 67, 68, 69`` - the line the model reads (values quoted when text)."""
+    def values(self) -> str:
+        """``67, 43, 52 (from 43 to 69)`` - the samples (text quoted) and the numeric span when there is one."""
         shown = ", ".join(self.samples) if self.samples else "no stored values"
-        return f"{self.ref} ({self.type or 'untyped'}): {shown}"
+        return shown + (f" (from {self.span[0]} to {self.span[1]})" if self.span else "")
+
+    def describe(self) -> str:
+        """``HEAD.c10 (REAL): 67, 43, 52 (from 43 to 69)`` - the line the model reads."""
+        return f"{self.ref} ({self.type or 'untyped'}): {self.values()}"
 
 
 @dataclass(frozen=True)
@@ -90,7 +96,7 @@ class ColumnLink:
 
 
 _TABLES: dict[tuple[str, bool, int], list[TableInfo]] = {}
-_SAMPLES: dict[tuple[str, str, str], tuple[str, ...]] = {}
+_SAMPLES: dict[tuple[str, str, str], tuple[tuple[str, ...], tuple[str, str] | None]] = {}
 _LOCK = threading.Lock()
 
 
@@ -105,19 +111,34 @@ def _tables(db: Database, use_drafts: bool) -> list[TableInfo]:
         return _TABLES[key]
 
 
-def _samples(db: Database, table: str, column: str) -> tuple[str, ...]:
-    """Up to :data:`SAMPLE_VALUES` distinct stored values (text quoted, long ones cut), cached per column."""
+def _samples(db: Database, table: str, column: str) -> tuple[tuple[str, ...], tuple[str, str] | None]:
+    """Up to :data:`SAMPLE_VALUES` distinct stored values (text quoted, long ones cut) and the numeric span.
+
+    The span (smallest, largest) is given when both are numbers and the column holds more distinct values than
+    the samples show: the first few values of ``c10`` (``1, 2, 3``) say less about an age or a year than its
+    range does. Cached per column; a failing query gives no values and no span.
+    """
     key = (db.key, table, column)
     with _LOCK:
         if key in _SAMPLES:
             return _SAMPLES[key]
     col, tab = quote_identifier(column, db.dialect), quote_identifier(table, db.dialect)
-    res = db.run_query(f"SELECT DISTINCT {col} FROM {tab} WHERE {col} IS NOT NULL LIMIT {SAMPLE_VALUES}",
-                       row_cap=SAMPLE_VALUES)
-    values = tuple(_show(row[0]) for row in res.rows) if res.ok else ()
+    res = db.run_query(f"SELECT DISTINCT {col} FROM {tab} WHERE {col} IS NOT NULL LIMIT {SAMPLE_VALUES + 1}",
+                       row_cap=SAMPLE_VALUES + 1)
+    rows = [row[0] for row in res.rows] if res.ok else []
+    span = None
+    if len(rows) > SAMPLE_VALUES and all(_is_number(v) for v in rows):
+        ends = db.run_query(f"SELECT MIN({col}), MAX({col}) FROM {tab}", row_cap=1)
+        low, high = ends.rows[0] if ends.ok and ends.rows else (None, None)
+        span = (_show(low), _show(high)) if _is_number(low) and _is_number(high) else None
+    found = (tuple(_show(v) for v in rows[:SAMPLE_VALUES]), span)
     with _LOCK:
-        _SAMPLES[key] = values
-    return values
+        _SAMPLES[key] = found
+    return found
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _show(value: Any) -> str:
@@ -184,7 +205,7 @@ def link_opaque_columns(ctx: ToolContext, system: str, question: str, tables: li
     terms = unnamed_terms(question, shown, _synonyms(ctx, shown))
     if not terms:
         return []
-    offered = [OpaqueColumn(t.name, name, (t.column(name) or t.columns[0]).type, _samples(ctx.db, t.name, name))
+    offered = [OpaqueColumn(t.name, name, (t.column(name) or t.columns[0]).type, *_samples(ctx.db, t.name, name))
                for t, name in opaque]
     by_ref = {c.ref: c for c in offered}
     schema = _choices(list(by_ref), terms)
@@ -211,6 +232,6 @@ def render_links(links: list[ColumnLink]) -> str:
     for link in links:
         words.setdefault(link.column.ref, []).append(link.term)
         columns[link.column.ref] = link.column
-    lines = [f"- {', '.join(repr(w) for w in ws)}: {ref} (stored values: {', '.join(columns[ref].samples)})"
+    lines = [f"- {', '.join(repr(w) for w in ws)}: {ref} (stored values: {columns[ref].values()})"
              for ref, ws in words.items()]
     return HEADER + "\n".join(lines) + "\n\n"

@@ -152,3 +152,18 @@ def test_the_answer_names_the_links_its_sql_reads() -> None:
     links = [{"term": "age", "table": "HEAD", "column": "c10"}, {"term": "year", "table": "DEPT", "column": "c1"}]
     assert used_links(Outcome(sql="SELECT H.NM, H.c10 FROM HEAD AS H", column_links=links)) == ["'age' is HEAD.c10"]
     assert used_links(Outcome(sql="SELECT NM FROM HEAD", column_links=links)) == []
+
+
+def test_a_numeric_column_with_more_values_than_shown_is_offered_with_its_span(tmp_path: Path) -> None:
+    path = tmp_path / "games.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE GAME (GAME_ID INTEGER PRIMARY KEY, c2 INTEGER, c3 INTEGER)")
+        conn.executemany("INSERT INTO GAME VALUES (?, ?, ?)", [(i, 1000 + 97 * i, i % 3) for i in range(1, 9)])
+    settings = Settings(database_url=f"sqlite:///{path}", retrieval={"chroma_path": tmp_path / "chroma"},
+                        local_llm={"auto_start": False}, state_dir=tmp_path / "state")
+    model = ScriptedChatModel(replies=[{"attendance": "GAME.c2"}])
+    links = link_opaque_columns(_ctx(settings, model), "s", "Which games had an attendance above 1500?", [])
+    user = str(model.prompts[0][-1].content)
+    assert "GAME.c2 (INTEGER): 1097, 1194, 1291, 1388, 1485 (from 1097 to 1776)" in user
+    assert "GAME.c3 (INTEGER): 1, 2, 0\n" in user  # every stored value shown: no span
+    assert "(stored values: 1097, 1194, 1291, 1388, 1485 (from 1097 to 1776))" in render_links(links)
