@@ -36,8 +36,11 @@ QUESTION_WORDS = frozenset(normalise(
     alphabetically distinct unique different respectively corresponding record records row rows table value
     values data information info detail details result results kind sort all including include includes they
     them he she his her him its one ones someone anyone everyone something anything whom yourself some several
-    few various full entire"""))
-"""Words that ask, count or order and never name a column by themselves (folded as questions are)."""
+    few various full entire two three four five six seven eight nine ten once twice common commonly
+    frequent frequently often popular usual usually rare rarely substring contain contains containing"""))
+"""Words that ask, count, order or match text and never name a column by themselves (folded as questions are):
+spelled-out numbers and multiples ("two or more", "twice"), frequency ("the most common"), text
+matching ("names that contain the substring")."""
 
 ATTRIBUTE_WORDS = frozenset(normalise(
     """name id code type kind category date time year month day number count status description detail value
@@ -85,8 +88,10 @@ def unnamed_terms(question: str, tables: list[TableInfo], synonyms: Synonyms | N
     verbs ("didn't"),
     :data:`QUESTION_WORDS`, words of two letters. A word is accounted for by a table whose name has it, or by a
     readable column whose name has it (:func:`_same_word`) - for :data:`ATTRIBUTE_WORDS` only when every other
-    word of that column's name is in the question too - and, when a table the question names has an opaque
-    column, the column is in such a table (``COACH.NM`` does not account for "names of players" when ``PLYR`` has a column ``c3``). Words that cannot
+    word of that column's name is in the question too and, when a table the question names has an opaque
+    column, the column is in such a table (``COACH.NM`` does not account for "names of players" when ``PLYR``
+    has a column ``c3``; a word of its own, like "hometown", is accounted for by ``PPL.HMTWN`` wherever the
+    question's tables are). Words that cannot
     be nouns (:func:`tools.coverage.can_name_data`: "received", "followed") are skipped too. A run is kept
     whole ("manager name" when only "manager" is accounted for), for context. With ``synonyms``, the words no
     name accounts for by spelling are passed to it once, and those it returns count as accounted for too (a
@@ -100,13 +105,15 @@ def unnamed_terms(question: str, tables: list[TableInfo], synonyms: Synonyms | N
     table_words = [w for t in tables for w in _name_words(t.name)]
     named_tables = [t for t in tables if any(_same_word(p, a) for p in _name_words(t.name) for a in asked)]
     opaque_named = any(opaque_columns([t]) for t in named_tables)
-    columns = [_name_words(c.name) for t in tables for c in t.columns if not is_opaque_name(c.name)
-               and (not opaque_named or t in named_tables)]
+    columns = [(_name_words(c.name), not opaque_named or t in named_tables) for t in tables for c in t.columns
+               if not is_opaque_name(c.name)]
 
     def named(word: str) -> bool:
         if any(_same_word(p, word) for p in table_words):
             return True
-        for parts in columns:
+        for parts, near in columns:
+            if not near and word in ATTRIBUTE_WORDS:
+                continue  # "name" of another table's NM says nothing about the named table's c3
             if any(_same_word(p, word) for p in parts) and (word not in ATTRIBUTE_WORDS or all(
                     any(_same_word(p, a) or p == a for a in asked) for p in parts if len(p) > 2 and p != word)):
                 return True

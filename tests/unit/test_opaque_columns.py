@@ -70,6 +70,17 @@ def test_a_column_accounts_for_a_word_only_with_the_rest_of_its_name() -> None:
     # a word that is not an attribute word is accounted for by any column with it, whatever the rest of the name
     stations = _table("STS", "STN_ID", "BKS_AVLBL", "c11")
     assert unnamed_terms("Stations that never had bike availability above 10", [stations]) == []
+    # ... in any table of the prompt, also when the table the question names has opaque columns of its own
+    gymnasts, people = _table("GYMNST", "GYMNST_ID", "c4"), _table("PPL", "PPL_ID", "HMTWN", "c10")
+    assert unnamed_terms("What is the hometown of the gymnasts?", [gymnasts, people]) == []
+    assert unnamed_terms("What are the names of the gymnasts?", [gymnasts, _table("PPL", "NM")]) == ["names"]
+
+
+def test_counting_frequency_and_text_matching_words_are_not_terms() -> None:
+    races = _table("RACE", "RACE_ID", "c3")
+    assert unnamed_terms("What are the classes of races that have two or more races?", [races]) == ["classes"]
+    assert unnamed_terms("What is the most common class of races?", [races]) == ["class"]
+    assert unnamed_terms("Which races contain the substring 'Cup'?", [races]) == []
 
 
 
