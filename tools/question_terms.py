@@ -81,6 +81,15 @@ def _same_word(part: str, word: str) -> bool:
     return abbreviates(part, word) or abbreviates(part, f"{word}s")  # BKS for "bike": the plural's skeleton
 
 
+def _attribute(part: str) -> bool:
+    """True when a name part is an attribute word or abbreviates one (``TYP``, ``code``).
+
+    Such parts of a column's name need not be in the question for the rest of the name to account for a word
+    ("policy type" for ``PLCY_TYP_CD``).
+    """
+    return part in ATTRIBUTE_WORDS or EXPANSIONS.get(part, "") in ATTRIBUTE_WORDS
+
+
 def unnamed_terms(question: str, tables: list[TableInfo], synonyms: Synonyms | None = None) -> list[str]:
     """Runs of adjacent content words of the question with a word no readable name of ``tables`` accounts for.
 
@@ -88,7 +97,7 @@ def unnamed_terms(question: str, tables: list[TableInfo], synonyms: Synonyms | N
     verbs ("didn't"),
     :data:`QUESTION_WORDS`, words of two letters. A word is accounted for by a table whose name has it, or by a
     readable column whose name has it (:func:`_same_word`) - for :data:`ATTRIBUTE_WORDS` only when every other
-    word of that column's name is in the question too and, when a table the question names has an opaque
+    word of that column's name that is not an attribute word itself is in the question too and, when a table the question names has an opaque
     column, the column is in such a table (``COACH.NM`` does not account for "names of players" when ``PLYR``
     has a column ``c3``; a word of its own, like "hometown", is accounted for by ``PPL.HMTWN`` wherever the
     question's tables are). Words that cannot
@@ -115,7 +124,8 @@ def unnamed_terms(question: str, tables: list[TableInfo], synonyms: Synonyms | N
             if not near and word in ATTRIBUTE_WORDS:
                 continue  # "name" of another table's NM says nothing about the named table's c3
             if any(_same_word(p, word) for p in parts) and (word not in ATTRIBUTE_WORDS or all(
-                    any(_same_word(p, a) or p == a for a in asked) for p in parts if len(p) > 2 and p != word)):
+                    any(_same_word(p, a) or p == a for a in asked) for p in parts
+                    if len(p) > 2 and p != word and not _attribute(p))):
                 return True
         return False
 

@@ -67,6 +67,9 @@ def test_a_column_accounts_for_a_word_only_with_the_rest_of_its_name() -> None:
     assert unnamed_terms("List the names of the coaches.", [coaches]) == []
     # once the sponsor is asked for, the sponsor's name column accounts for "name"
     assert unnamed_terms("List the sponsor names of players.", [players]) == []
+    # other attribute words of the name ("code" of PLCY_TYP_CD) need not be asked for
+    policies = _table("AVLBL_PLCS", "PLCY_ID", "PLCY_TYP_CD", "c7")
+    assert unnamed_terms("Which policy type is the most frequent?", [policies]) == []
     # a word that is not an attribute word is accounted for by any column with it, whatever the rest of the name
     stations = _table("STS", "STN_ID", "BKS_AVLBL", "c11")
     assert unnamed_terms("Stations that never had bike availability above 10", [stations]) == []
