@@ -28,6 +28,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from database.connection import Database  # noqa: E402
@@ -148,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     calls = [int(r.get("llm_calls") or 0) for r in rows]
     seconds = sorted(float(r.get("latency_s") or 0) for r in rows)
     print(f"\ncandidates/question {statistics.mean(ran):.2f}, LLM calls/question {statistics.mean(calls):.2f}, "
-          f"median {statistics.median(seconds):.1f} s, p95 {seconds[int(0.95 * (n - 1))]:.1f} s")
+          f"median {statistics.median(seconds):.1f} s, p95 {float(np.quantile(seconds, 0.95)):.1f} s")
     for kind, row in changed:
         print(f"\n{kind}: {row.get('question')}\n  first: {first_vote(row.get('candidates') or [])}\n"
               f"  final: {row.get('pred_sql')}")
