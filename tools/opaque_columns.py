@@ -49,9 +49,8 @@ __all__ = ["HEADER", "MAX_TERMS", "ColumnLink", "OpaqueColumn", "link_opaque_col
 
 MAX_COLUMNS = 12
 """Opaque columns offered as choices (the prompt's tables in listing order)."""
-SAMPLE_VALUES = 3
-"""Distinct stored values shown with each opaque column (the numeric span says the rest; five values made the
-prompt a quarter longer, and the call's seconds are almost all prompt reading)."""
+SAMPLE_VALUES = 5
+"""Distinct stored values shown with each opaque column."""
 MAX_TOKENS = 120
 """Cap on the reply's tokens: one short JSON object."""
 NONE = "none"
@@ -176,11 +175,12 @@ def _choices(options: list[str], terms: list[str]) -> type[BaseModel]:
 
 USER = """Question: {question}
 
-Words of the question no readable column name holds: {terms}. These columns have names that say nothing; their \
-stored values tell what they hold:
+No column with a readable name holds these words of the question: {terms}. Some columns have names that say \
+nothing; their stored values tell what they hold:
 {columns}
 
-For each word: the column (of the table the word belongs to in the question) whose values fit it, or "none"."""
+For each word, give the column that holds it: first the table the word belongs to in the question, then the \
+column of that table whose stored values fit the word. "none" when no column's values can fit."""
 
 
 def link_opaque_columns(ctx: ToolContext, system: str, question: str, tables: list[str]) -> list[ColumnLink]:

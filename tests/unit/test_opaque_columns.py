@@ -178,6 +178,6 @@ def test_a_numeric_column_with_more_values_than_shown_is_offered_with_its_span(t
     model = ScriptedChatModel(replies=[{"attendance": "GAME.c2"}])
     links = link_opaque_columns(_ctx(settings, model), "s", "Which games had an attendance above 1500?", [])
     user = str(model.prompts[0][-1].content)
-    assert "GAME.c2 (INTEGER): 1097, 1194, 1291 (from 1097 to 1776)" in user
+    assert "GAME.c2 (INTEGER): 1097, 1194, 1291, 1388, 1485 (from 1097 to 1776)" in user
     assert "GAME.c3 (INTEGER): 1, 2, 0\n" in user  # every stored value shown: no span
-    assert "(stored values: 1097, 1194, 1291 (from 1097 to 1776))" in render_links(links)
+    assert "(stored values: 1097, 1194, 1291, 1388, 1485 (from 1097 to 1776))" in render_links(links)
