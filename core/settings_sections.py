@@ -227,6 +227,11 @@ class GenerationSettings(BaseModel):
         "description) holds each question word no readable name accounts for, and show the links to the "
         "hint-taking candidates (tools.opaque_columns). No call on schemas without such columns.",
     )
+    link_opaque_after_failure: bool = Field(
+        False, description="Show the opaque-column links (and make their call) to a cascade candidate only "
+        "when it is the first one or an earlier candidate failed or returned no rows; while every candidate so "
+        "far has returned rows, later ones are written without them (tools.generation).",
+    )
     link_synonym_similarity: float = Field(
         0.55, ge=0.0, le=1.01, description="A question word at least this similar (cosine, the retrieval "
         "embedding) to a readable table or column name counts as named, so opaque-column linking does not ask "

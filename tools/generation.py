@@ -193,12 +193,13 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
             linked = column_links() if ask or links else ""
             return f"{args.knowledge}{args.history}{args.examples}{linked}{args.joins}{args.values}{args.insights}"
 
-        def one(item: tuple[int, CandidateSpec], hints: bool = True) -> Candidate:
+        def one(item: tuple[int, CandidateSpec], hints: bool = True, linked: bool = True) -> Candidate:
             index, spec = item
             template = prompt.TEMPLATES[spec.strategy]
             user = template.format(
                 knowledge=args.knowledge, joins=args.joins, history=args.history, examples=args.examples,
-                columns=column_links() if "{columns}" in template else "", values=args.values if hints else "",
+                columns=column_links() if linked and "{columns}" in template else "",
+                values=args.values if hints else "",
                 insights=args.insights, question=args.question)
             own = whole if spec.strategy == "whole_schema" and whole else system
             cand = write_candidate(ctx, own, user, spec, index, question=args.question)
@@ -253,7 +254,7 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         return cand
 
     @staticmethod
-    def _cascade(one: Callable[[tuple[int, CandidateSpec], bool], Candidate],
+    def _cascade(one: Callable[[tuple[int, CandidateSpec], bool, bool], Candidate],
                  fix: Callable[[int, str, str], Candidate] | None,
                  items: list[tuple[int, CandidateSpec]], ctx: ToolContext, args: GenerateSQLArgs) -> list[Candidate]:
         """Candidates in order until enough of them return the same rows (read-only dry runs); the rest are not made.
@@ -278,6 +279,11 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         numbered by turn. When a candidate returns no rows (or one row of
         NULL/0), the model-free rescues of :func:`_rescue_empty` are tried first: a ``literal``, ``as_of``,
         ``relaxed`` or ``unasked`` candidate that ends the cascade if it has rows.
+
+        With ``generation.link_opaque_after_failure`` a candidate is shown the opaque-column links (and the
+        links call is made) only when it is the first candidate or an earlier one did not vote (its SQL failed,
+        returned no rows or only NULL/0, with no rescue that has rows); while every candidate so far has
+        returned rows, the later ones are written without them.
         """
         made: list[Candidate] = []
         ballot = Ballot(ctx.settings.generation.consistency.agree)
@@ -285,6 +291,7 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         failed: tuple[str, str] | None = None  # (sql, problem) of the last candidate whose dry run failed
         repairs = 0  # repairs in a row; at generation.repairs_in_a_row the next candidate is fresh
         fresh = list(items)  # strategies not yet written: a repair takes a turn, not a strategy
+        gated = ctx.settings.generation.link_opaque_after_failure
         for turn in range(1, len(items) + 1):
             if made and not fallback_allowed(ctx.settings.generation.fallback_budget_s):
                 break  # the question's soft time budget is spent: answer with what is there
@@ -292,7 +299,8 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
             if fix and failed and repairing:
                 cand = fix(turn, *failed)
             elif fresh:
-                cand = one((turn, fresh.pop(0)[1]), hints)
+                linked = not gated or turn == 1 or sum(ballot.counts.values()) < turn - 1
+                cand = one((turn, fresh.pop(0)[1]), hints, linked)
             else:
                 break
             repairs = repairs + 1 if repairing else 0
