@@ -5,6 +5,7 @@ LLMs, a real SQLite file)."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +92,7 @@ def test_synonyms_of_readable_names_and_negated_verbs_are_not_terms() -> None:
     airports = _table("airports", "apid", "name", "elevation", "x", "y")
     asked: list[list[str]] = []
 
-    def synonyms(words: list[str]) -> set[str]:  # what the embedding would say: altitude ~ "airports elevation"
+    def synonyms(words: Sequence[str]) -> set[str]:  # what the embedding would say: altitude ~ "airports elevation"
         asked.append(list(words))
         return {w for w in words if w in {"altitude", "aerodromes"}}
 
@@ -181,3 +182,49 @@ def test_a_numeric_column_with_more_values_than_shown_is_offered_with_its_span(t
     assert "GAME.c2 (INTEGER): 1097, 1194, 1291, 1388, 1485 (from 1097 to 1776)" in user
     assert "GAME.c3 (INTEGER): 1, 2, 0\n" in user  # every stored value shown: no span
     assert "(stored values: 1097, 1194, 1291, 1388, 1485 (from 1097 to 1776))" in render_links(links)
+
+
+def _gated(settings: Settings, candidates: str) -> Settings:
+    """``settings`` with these cascade candidates and the links shown only after a failed or empty candidate."""
+    return settings.model_copy(update={"generation": settings.generation.model_copy(update={
+        "candidates_local": CandidateSpec.parse_list(candidates), "cascade": True,
+        "link_opaque_after_failure": True})})
+
+
+def _by_prompt(whole: str) -> ScriptedChatModel:
+    """A generator fake: ``whole`` for the whole-schema prompt, the links for the links call, else RIGHT."""
+    def script(messages: list[BaseMessage]) -> Any:
+        user = str(messages[-1].content)
+        if "say nothing; their stored values" in user:
+            return {"age": "HEAD.c10"}
+        if str(messages[0].content).startswith("You write one sqlite SQL query"):
+            return whole
+        return RIGHT if "SQL query only" in user else {"sql": RIGHT}
+    return ScriptedChatModel(script=script)
+
+
+def _generate(settings: Settings, model: ScriptedChatModel) -> tuple[ToolResult, list[str]]:
+    ctx = _ctx(settings, model)
+    schema = ToolResult(ok=True, kind="schema", text="CREATE TABLE HEAD (HEAD_ID INTEGER, NM TEXT, c10 REAL);",
+                        value={"tables": ["HEAD"]})
+    tool = GenerateSQLTool()
+    res = tool.run(tool.build_args(ToolCall(QUESTION, "#E2", tool.name, "", {"#E1": schema}), ctx), ctx)
+    return res, [str(p[-1].content) for p in model.prompts]
+
+
+def test_gated_links_are_not_asked_for_while_every_candidate_returns_rows(heads: Settings) -> None:
+    res, prompts = _generate(_gated(heads, "whole,direct,plain"), _by_prompt(whole=RIGHT))
+    assert not any("say nothing; their stored values" in p for p in prompts)  # no links call
+    assert len(prompts) == 2 and not any(HEADER in p for p in prompts)  # whole and direct agree, unlinked
+    assert res.value["opaque_links"] == [] and HEADER not in res.value["context"]
+
+
+def test_gated_links_are_shown_once_a_candidate_has_failed(heads: Settings) -> None:
+    res, prompts = _generate(_gated(heads, "whole,direct,plain"), _by_prompt(whole="SELECT NM, age FROM HEAD"))
+    assert sum("say nothing; their stored values" in p for p in prompts) == 1
+    direct = [p for p in prompts if p.startswith(HEADER)]
+    assert len(direct) == 1 and "'age': HEAD.c10" in direct[0]  # the candidate after the failed one is linked
+    assert res.value["opaque_links"] == [{"term": "age", "table": "HEAD", "column": "c10"}]
+    # the first candidate is linked whatever came before it: with direct first, it sees the links
+    _, prompts = _generate(_gated(heads, "direct,plain"), _by_prompt(whole=RIGHT))
+    assert [p.startswith(HEADER) for p in prompts if "their stored values tell" not in p] == [True, False]
