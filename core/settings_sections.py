@@ -230,7 +230,9 @@ class GenerationSettings(BaseModel):
     link_opaque_after_failure: bool = Field(
         False, description="Show the opaque-column links (and make their call) to a cascade candidate only "
         "when it is the first one or an earlier candidate failed or returned no rows; while every candidate so "
-        "far has returned rows, later ones are written without them (tools.generation).",
+        "far has returned rows, later ones are written without them (tools.generation). Measured 2026-12-04 on "
+        "the 59 abbreviated questions that make the links call: links calls 13 against 52, LLM calls -18%, an "
+        "estimated warm median of 10.1 s against 13.9 s, EX 39 against 40 (0 won, 1 lost); off: accuracy first.",
     )
     link_synonym_similarity: float = Field(
         0.55, ge=0.0, le=1.01, description="A question word at least this similar (cosine, the retrieval "
