@@ -227,12 +227,13 @@ class GenerationSettings(BaseModel):
         "description) holds each question word no readable name accounts for, and show the links to the "
         "hint-taking candidates (tools.opaque_columns). No call on schemas without such columns.",
     )
-    link_opaque_after_failure: bool = Field(
-        False, description="Show the opaque-column links (and make their call) to a cascade candidate only "
-        "when it is the first one or an earlier candidate failed or returned no rows; while every candidate so "
-        "far has returned rows, later ones are written without them (tools.generation). Measured 2026-12-04 on "
-        "the 59 abbreviated questions that make the links call: links calls 13 against 52, LLM calls -18%, an "
-        "estimated warm median of 10.1 s against 13.9 s, EX 39 against 40 (0 won, 1 lost); off: accuracy first.",
+    link_opaque_hold_back: Literal["never", "while_rows", "while_readable_rows"] = Field(
+        "never", description="When the cascade holds the opaque-column links (and their call) back from a "
+        "hint-taking candidate after the first: ``never``; ``while_rows``: while every earlier candidate returned "
+        "rows; ``while_readable_rows``: while every earlier candidate returned rows and its SQL read no opaque "
+        "column (one that did had to guess what the column holds; tools.generation). Measured 2026-12-04 on the 59 "
+        "abbreviated questions that make the links call: ``while_rows`` made 13 links calls against 52 and cut "
+        "the estimated warm median from 13.9 s to 10.1 s, EX 39 against 40 (0 won, 1 lost).",
     )
     link_synonym_similarity: float = Field(
         0.55, ge=0.0, le=1.01, description="A question word at least this similar (cosine, the retrieval "

@@ -30,6 +30,7 @@ from tools.examples import on_topic, render_examples
 from tools.execution import result_signature
 from tools.knowledge import approved_views
 from tools.opaque_columns import ColumnLink, link_opaque_columns, render_links
+from tools.question_terms import reads_opaque_column
 from tools.reuse import reusable_example
 from tools.whole_schema import planned_whole_schema
 
@@ -280,10 +281,10 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         NULL/0), the model-free rescues of :func:`_rescue_empty` are tried first: a ``literal``, ``as_of``,
         ``relaxed`` or ``unasked`` candidate that ends the cascade if it has rows.
 
-        With ``generation.link_opaque_after_failure`` a candidate is shown the opaque-column links (and the
-        links call is made) only when it is the first candidate or an earlier one did not vote (its SQL failed,
-        returned no rows or only NULL/0, with no rescue that has rows); while every candidate so far has
-        returned rows, the later ones are written without them.
+        ``generation.link_opaque_hold_back`` can hold the opaque-column links (and the links call) back from
+        the fresh candidates after the first: ``while_rows`` until an earlier candidate did not vote (its SQL
+        failed, returned no rows or only NULL/0, with no rescue that has rows), ``while_readable_rows`` also
+        until an earlier candidate's SQL read an opaque column (:func:`tools.question_terms.reads_opaque_column`).
         """
         made: list[Candidate] = []
         ballot = Ballot(ctx.settings.generation.consistency.agree)
@@ -291,7 +292,8 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         failed: tuple[str, str] | None = None  # (sql, problem) of the last candidate whose dry run failed
         repairs = 0  # repairs in a row; at generation.repairs_in_a_row the next candidate is fresh
         fresh = list(items)  # strategies not yet written: a repair takes a turn, not a strategy
-        gated = ctx.settings.generation.link_opaque_after_failure
+        hold_back = ctx.settings.generation.link_opaque_hold_back
+        guessed = False  # an earlier candidate's SQL read an opaque column
         for turn in range(1, len(items) + 1):
             if made and not fallback_allowed(ctx.settings.generation.fallback_budget_s):
                 break  # the question's soft time budget is spent: answer with what is there
@@ -299,12 +301,14 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
             if fix and failed and repairing:
                 cand = fix(turn, *failed)
             elif fresh:
-                linked = not gated or turn == 1 or sum(ballot.counts.values()) < turn - 1
+                linked = (hold_back == "never" or turn == 1 or sum(ballot.counts.values()) < turn - 1
+                          or (hold_back == "while_readable_rows" and guessed))
                 cand = one((turn, fresh.pop(0)[1]), hints, linked)
             else:
                 break
             repairs = repairs + 1 if repairing else 0
             made.append(cand)
+            guessed = guessed or bool(cand.sql and reads_opaque_column(cand.sql, ctx.db.dialect))
             failed = None
             if cand.sql and not cand.error:
                 res = ctx.db.run_query(cand.sql)

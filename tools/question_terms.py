@@ -14,6 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+import sqlglot
+from sqlglot import exp
+
 from database.schema_types import TableInfo
 from knowledge.abbreviations import EXPANSIONS, expand_name, is_opaque_name, split_words
 from knowledge.lookup import normalise
@@ -59,6 +62,18 @@ def opaque_columns(tables: list[TableInfo]) -> list[tuple[TableInfo, str]]:
     """``(table, column name)`` of every undocumented column of ``tables`` whose name is opaque, in order."""
     return [(t, c.name) for t in tables for c in t.columns
             if is_opaque_name(c.name) and not (c.comment or "").strip()]
+
+
+def reads_opaque_column(sql: str, dialect: str) -> bool:
+    """True when the query reads a column whose name is opaque (``c10``; :func:`is_opaque_name`).
+
+    ``sql`` is one SELECT in ``dialect`` (sqlglot's name, e.g. ``sqlite``); an unparsable query reads none.
+    """
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except sqlglot.errors.SqlglotError:
+        return False
+    return any(is_opaque_name(col.name) for col in tree.find_all(exp.Column))
 
 
 def _name_words(name: str) -> list[str]:

@@ -20,7 +20,7 @@ from tests.support.scripted_model import ScriptedChatModel
 from tools.base import ToolCall, ToolContext, ToolResult
 from tools.generation import GenerateSQLTool
 from tools.opaque_columns import HEADER, link_opaque_columns, opaque_columns, render_links, unnamed_terms
-from tools.question_terms import readable_phrases
+from tools.question_terms import readable_phrases, reads_opaque_column
 
 HEADS = """CREATE TABLE HEAD (HEAD_ID INTEGER PRIMARY KEY, NM TEXT, BORN_ST TEXT, c10 REAL);
 CREATE TABLE DEPT (DEPT_ID INTEGER PRIMARY KEY, NM TEXT, c3 TEXT);
@@ -184,11 +184,11 @@ def test_a_numeric_column_with_more_values_than_shown_is_offered_with_its_span(t
     assert "(stored values: 1097, 1194, 1291, 1388, 1485 (from 1097 to 1776))" in render_links(links)
 
 
-def _gated(settings: Settings, candidates: str) -> Settings:
-    """``settings`` with these cascade candidates and the links shown only after a failed or empty candidate."""
+def _gated(settings: Settings, candidates: str, hold_back: str = "while_rows") -> Settings:
+    """``settings`` with these cascade candidates and the links held back as ``hold_back`` says."""
     return settings.model_copy(update={"generation": settings.generation.model_copy(update={
         "candidates_local": CandidateSpec.parse_list(candidates), "cascade": True,
-        "link_opaque_after_failure": True})})
+        "link_opaque_hold_back": hold_back})})
 
 
 def _by_prompt(whole: str) -> ScriptedChatModel:
@@ -228,3 +228,16 @@ def test_gated_links_are_shown_once_a_candidate_has_failed(heads: Settings) -> N
     # the first candidate is linked whatever came before it: with direct first, it sees the links
     _, prompts = _generate(_gated(heads, "direct,plain"), _by_prompt(whole=RIGHT))
     assert [p.startswith(HEADER) for p in prompts if "their stored values tell" not in p] == [True, False]
+
+
+def test_links_are_shown_after_a_candidate_that_read_an_opaque_column(heads: Settings) -> None:
+    # whole schema read c10 itself: with while_readable_rows the next candidate gets the links to agree on it
+    _, prompts = _generate(_gated(heads, "whole,direct,plain", "while_readable_rows"), _by_prompt(whole=RIGHT))
+    assert sum("their stored values tell" in p for p in prompts) == 1
+    assert [p.startswith(HEADER) for p in prompts if "their stored values tell" not in p] == [False, True]
+    # rows from readable columns alone: the links stay back, as with while_rows
+    readable = "SELECT NM, BORN_ST FROM HEAD ORDER BY NM"
+    _, prompts = _generate(_gated(heads, "whole,direct,plain", "while_readable_rows"), _by_prompt(whole=readable))
+    assert not any("their stored values tell" in p or HEADER in p for p in prompts)
+    assert reads_opaque_column(RIGHT, "sqlite") and not reads_opaque_column(readable, "sqlite")
+    assert not reads_opaque_column("SELECT FROM WHERE (", "sqlite")
