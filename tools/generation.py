@@ -308,7 +308,8 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
                 break
             repairs = repairs + 1 if repairing else 0
             made.append(cand)
-            guessed = guessed or bool(cand.sql and reads_opaque_column(cand.sql, ctx.db.dialect))
+            if hold_back == "while_readable_rows" and not guessed and cand.sql:
+                guessed = reads_opaque_column(cand.sql, ctx.db.dialect)
             failed = None
             if cand.sql and not cand.error:
                 res = ctx.db.run_query(cand.sql)
