@@ -9,7 +9,8 @@ and the SQL is searched for a column compared with or subtracted from itself. ``
 (:func:`unmet_aggregates`): a kind counts only when the SQL computes nothing that meets it (a count met by COUNT
 or SUM, the most by MAX or any ORDER BY, ...), when no column the SQL reads is named by the kind's phrase
 ("number of attendees" over ``Attendance``, "total points" over ``TOT_PNTS``), and never for a threshold ("at
-least two"). The families below are added to
+least two"). ``opaque_read``: the answer's SQL reads a column whose name says nothing (``c10``;
+:func:`tools.question_terms.reads_opaque_column`). The families below are added to
 the shipped features (:data:`agent.confidence.FEATURES`) and compared as in
 ``../2026-12-02-confidence-signals/signals.py`` (5-fold logistic regression, folds by database).
 """
@@ -34,7 +35,7 @@ from sqlglot import exp  # noqa: E402
 
 from agent.confidence import FEATURES, answered, confidence_features  # noqa: E402
 from scripts.fit_confidence import load_records  # noqa: E402
-from tools.question_terms import _name_words, _same_word  # noqa: E402
+from tools.question_terms import _name_words, _same_word, reads_opaque_column  # noqa: E402
 from tools.reuse_guard import _KIND_PATTERNS, question_kinds, sql_kinds  # noqa: E402
 
 KINDS = ("count", "sum", "avg", "max", "min")
@@ -43,7 +44,8 @@ FAMILIES = {"asked, not computed": ["shape_missing"],
             "computed, not asked": ["shape_extra"],
             "self comparison": ["self_compare"],
             "asked + self": ["shape_missing", "self_compare"],
-            "unmet aggregates": ["unmet"], "unmet, per kind": [f"unmet_{k}" for k in KINDS]}
+            "unmet aggregates": ["unmet"], "unmet, per kind": [f"unmet_{k}" for k in KINDS],
+            "reads an opaque column": ["opaque_read"]}
 
 
 MET_BY: dict[str, frozenset[str]] = {
@@ -121,6 +123,7 @@ def shape_signals(rec: dict[str, Any]) -> dict[str, float]:
            "self_compare": float(self_comparisons(rec.get("pred_sql") or ""))}
     out |= {f"missing_{k}": float(k in missing) for k in KINDS}
     unmet = unmet_aggregates(rec["question"], rec.get("pred_sql"), "sqlite")
+    out["opaque_read"] = float(reads_opaque_column(rec.get("pred_sql") or "", "sqlite"))
     out |= {"unmet": float(len(unmet))} | {f"unmet_{k}": float(k in unmet) for k in KINDS}
     return out
 
@@ -139,7 +142,8 @@ def main(argv: list[str]) -> int:
     print(f"{len(rows)} answers from {len(argv)} runs")
     y = np.array([r[2] for r in rows])
     folds, files = np.array([r[1] for r in rows]), np.array([r[0] for r in rows])
-    for name in ("shape_missing", "shape_extra", "self_compare", "unmet", *(f"unmet_{k}" for k in KINDS)):
+    for name in ("shape_missing", "shape_extra", "self_compare", "unmet", *(f"unmet_{k}" for k in KINDS),
+                 "opaque_read"):
         hit = np.array([r[3][name] > 0 for r in rows])
         print(f"{name} > 0: {hit.sum()} answers, EX {y[hit].mean() if hit.any() else float('nan'):.2f} "
               f"(others {y[~hit].mean():.2f})")
