@@ -122,6 +122,11 @@ class RewriteSettings(BaseModel):
         "candidate's SELECT list (rewrites.answer_shape): each listed stock's identifying columns, the date a "
         "'latest' value was picked from. Replayed on the demo gold runs: strict EX +3 to +5 of 59, none lost.",
     )
+    split_contradictions: bool = Field(
+        True, description="When a candidate's result is empty because its WHERE asks one row to hold two values of "
+        "one column (language = 'English' AND language = 'French', join_year > 2005 AND join_year < 2000), read "
+        "it as 'both': an INTERSECT of one query per value or range (rewrites.contradictions).",
+    )
     fix_literals: bool = Field(
         True, description="When a candidate's result is empty, respell its filter literals as the column stores "
         "them when exactly one stored value matches up to accents, case, spaces and punctuation "

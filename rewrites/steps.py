@@ -13,6 +13,7 @@ from rewrites.answer_limits import drop_rank_figure, drop_unasked_limit, order_a
 from rewrites.answer_shape import apply_conventions
 from rewrites.as_of import as_of_dates, latest_per_series
 from rewrites.code_filters import fix_code_filters
+from rewrites.contradictions import split_contradiction
 from rewrites.dangling import any_join, prune_dangling_joins
 from rewrites.date_parts import fix_date_parts
 from rewrites.entity_swap import swap_copied_entities
@@ -143,6 +144,14 @@ def conventions(sql: str, inputs: RewriteInputs) -> str | None:
     """:func:`rewrites.answer_shape.apply_conventions` with the knowledge file's presentation records."""
     shown = list(inputs.knowledge.conventions) if inputs.knowledge is not None else []
     return apply_conventions(sql, inputs.dialect, shown, inputs.primary_keys()) if shown else None
+
+
+def contradictions(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.contradictions.split_contradiction` for a query that returned nothing.
+
+    Not for one row of NULL/0: an aggregate over the contradiction is not the "both" reading.
+    """
+    return None if inputs.got_rows else split_contradiction(sql, inputs.dialect)
 
 
 def literals(sql: str, inputs: RewriteInputs) -> str | None:

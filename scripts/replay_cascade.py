@@ -47,6 +47,9 @@ from tools.execution import result_signature  # noqa: E402
 
 _CATALOGS: dict[str, TableCatalog] = {}
 
+RESCUED = frozenset(s.label for s in STEPS if s.phase == "rescue")
+"""Strategies of recorded rescued candidates: the replay runs the rescue phase itself instead."""
+
 
 def catalog_of(db: Database) -> TableCatalog:
     """A :class:`TableCatalog` read from ``db``'s SQLAlchemy inspector: columns, primary keys, foreign keys."""
@@ -77,19 +80,26 @@ def replay(db: Database, inputs: RewriteInputs, candidates: list[dict[str, objec
     is skipped when the candidate before it now runs, and the verifier's repairs only count in the fallback
     below (the verifier runs when no candidate answers). Only the recorded
     candidates exist: where a rewrite makes the shipped cascade write more candidates than were recorded, the
-    replay votes over fewer. With no vote at all, the first-with-rows walk decides (rescues, empty results).
+    replay votes over fewer. As in the live cascade, a candidate that runs with no rows (or one row of NULL/0)
+    gets the ``rescue`` phase, and a rescued query with rows votes. With no vote at all, the first-with-rows walk
+    decides (rescues, empty results).
     """
     if agree > 1:
         groups: dict[str, list[tuple[str, list[str]]]] = {}
         previous_ran = False
         for cand in candidates:
             sql, strategy = raw_sql(cand), cand.get("strategy")
-            if not sql or strategy in ("relaxed", "literal", "unasked", "as_of", "verifier") \
+            if not sql or strategy in RESCUED or strategy == "verifier" \
                     or (strategy == "repair" and previous_ran):  # no repair of a candidate that now runs
                 continue
             sql, traces = run_phase("candidate", sql, inputs)
             res = db.run_query(sql, row_cap=1000)
             previous_ran = res.ok
+            if res.ok and (not res.rows or degenerate(res.rows)):
+                rescued, more = run_phase("rescue", sql, dataclasses.replace(inputs, got_rows=bool(res.rows)))
+                if rescued != sql:
+                    sql, traces = rescued, traces + more
+                    res = db.run_query(sql, row_cap=1000)
             if res.ok and res.rows and not degenerate(res.rows):
                 group = groups.setdefault(result_signature(res), [])
                 group.append((sql, _fired(traces)))
@@ -99,7 +109,7 @@ def replay(db: Database, inputs: RewriteInputs, candidates: list[dict[str, objec
             return max(groups.values(), key=len)[0]  # max keeps the first of equal sizes: the earliest group
     for cand in candidates:
         sql = raw_sql(cand)
-        if not sql or cand.get("strategy") in ("relaxed", "literal", "unasked", "as_of"):
+        if not sql or cand.get("strategy") in RESCUED:
             continue
         sql, traces = run_phase("candidate", sql, inputs)
         res = db.run_query(sql, row_cap=10)

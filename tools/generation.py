@@ -111,10 +111,15 @@ class Ballot:
     order- and alias-insensitive), the grouping the execution step and the judge use.
     """
 
-    def __init__(self, agree: int) -> None:
-        """A ballot that is decided at ``agree`` votes for one result (1: at the first result)."""
+    def __init__(self, agree: int, empty_agree: int = 0) -> None:
+        """A ballot decided at ``agree`` votes for one result (1: at the first result).
+
+        It is also decided at ``empty_agree`` empty results while no result has a vote (0: never).
+        """
         self.agree = agree
+        self.empty_agree = empty_agree
         self.counts: dict[str, int] = {}
+        self.empties = 0
 
     def vote(self, res: QueryResult) -> bool:
         """Count ``res`` (ignored when it failed); True once some result has ``agree`` votes."""
@@ -122,6 +127,14 @@ class Ballot:
             signature = result_signature(res)
             self.counts[signature] = self.counts.get(signature, 0) + 1
         return max(self.counts.values(), default=0) >= self.agree
+
+    def vote_empty(self) -> bool:
+        """Count a candidate that ran and returned no rows; True once ``empty_agree`` (> 0) did and none has a vote.
+
+        Adaptive-Consistency's stop (Aggarwal et al. 2023) with "nothing matches" as one more answer.
+        """
+        self.empties += 1
+        return 0 < self.empty_agree <= self.empties and not self.counts
 
 
 class GenerateSQLTool(Tool[GenerateSQLArgs]):
@@ -278,8 +291,10 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         (the cascade makes at most as many candidates as the list has strategies), not a strategy: the next fresh
         candidate is the first strategy not yet written (plain after a repaired direct one). Candidates are
         numbered by turn. When a candidate returns no rows (or one row of
-        NULL/0), the model-free rescues of :func:`_rescue_empty` are tried first: a ``literal``, ``as_of``,
-        ``relaxed`` or ``unasked`` candidate that ends the cascade if it has rows.
+        NULL/0), the model-free rescues of :func:`_rescue_empty` are tried first: an ``intersected``, ``literal``,
+        ``as_of``, ``relaxed`` or ``unasked`` candidate that ends the cascade if it has rows. Once
+        ``generation.consistency.empty_agree`` candidates returned no rows and none returned any, the cascade
+        stops: the empty result is the answer (the verifier may still try one repair).
 
         ``generation.link_opaque_hold_back`` can hold the opaque-column links (and the links call) back from
         the fresh candidates after the first: ``while_rows`` until an earlier candidate did not vote (its SQL
@@ -287,7 +302,8 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         until an earlier candidate's SQL read an opaque column (:func:`tools.question_terms.reads_opaque_column`).
         """
         made: list[Candidate] = []
-        ballot = Ballot(ctx.settings.generation.consistency.agree)
+        consistency = ctx.settings.generation.consistency
+        ballot = Ballot(consistency.agree, consistency.empty_agree)
         hints, has_hints = True, bool(args.values)
         failed: tuple[str, str] | None = None  # (sql, problem) of the last candidate whose dry run failed
         repairs = 0  # repairs in a row; at generation.repairs_in_a_row the next candidate is fresh
@@ -331,6 +347,8 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
                     continue
                 if res.ok and has_hints and cand.value_hints:
                     hints = False
+                if res.ok and not res.rows and ballot.vote_empty():
+                    break
                 if not res.ok and (cand.strategy != "whole_schema"
                                    or ctx.settings.generation.consistency.repair_whole_schema):
                     failed = (cand.sql, f"Error: {res.error}")

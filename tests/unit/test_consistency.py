@@ -141,3 +141,21 @@ def test_a_failing_whole_schema_candidate_is_not_repaired_by_default(shop_settin
     made = run_chain(make_ctx(_cascade(shop_settings, "whole,direct,plain", repair_whole_schema=True),
                               generator=_whole_or(replies)))["gen"].value["candidates"]
     assert [c["strategy"] for c in made] == ["whole_schema", "repair", "direct"]
+
+
+def test_the_cascade_stops_at_the_third_empty_result(shop_settings: Settings) -> None:
+    """``empty_agree``: three candidates that ran with no rows (and no rescue with rows) and no vote end the
+    cascade; 0 writes every strategy; a candidate with rows before them keeps the cascade going."""
+    nothing = "SELECT name FROM customers WHERE country = 'Brazil' AND name = 'Brazil'"
+    replies = {"plain": nothing, "repair": cand(nothing), "qp": cand(nothing), "dc": cand(nothing)}
+    for empty_agree, written in ((3, 3), (0, 4), (2, 2)):
+        gen = _plain_or(replies)
+        ctx = make_ctx(_cascade(shop_settings, "direct,plain,qp,dc", empty_agree=empty_agree), generator=gen)
+        made = run_tool(GenerateSQLTool(), ctx, schema_ref()).value["candidates"]
+        assert [c["strategy"] for c in made] == ["direct", "plain", "query_plan", "divide_and_conquer"][:written]
+        assert len(gen.prompts) == written
+    one_vote = {**replies, "repair": cand(GOOD)}  # the first candidate has rows: three empty ones do not stop it
+    gen = _plain_or(one_vote)
+    made = run_tool(GenerateSQLTool(), make_ctx(_cascade(shop_settings, "direct,plain,qp,dc,direct"),
+                                                generator=gen), schema_ref()).value["candidates"]
+    assert [c["strategy"] for c in made][1:4] == ["plain", "query_plan", "divide_and_conquer"] and len(made) == 5
