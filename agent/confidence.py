@@ -30,7 +30,8 @@ MODEL_PATH = Path(__file__).with_name("confidence_model.json")
 
 Level = Literal["verified", "likely", "unsure"]
 
-RESCUE_STRATEGIES = frozenset({"relaxed", "literal", "as_of", "unasked", "intersected"})
+RESCUE_STRATEGIES = frozenset({"relaxed", "literal", "as_of", "unasked", "intersected",
+                               "anti_joined"})
 """Candidate strategies of the model-free fallback rewrites (the ``rescue`` phase of rewrites.pipeline)."""
 REPAIR_STRATEGIES = frozenset({"repair", "verifier"})
 """Candidate strategies of SQL written again after an error or a verifier's finding."""

@@ -127,6 +127,11 @@ class RewriteSettings(BaseModel):
         "one column (language = 'English' AND language = 'French', join_year > 2005 AND join_year < 2000), read "
         "it as 'both': an INTERSECT of one query per value or range (rewrites.contradictions).",
     )
+    open_anti_joins: bool = Field(
+        True, description="When a candidate's result is empty (or one row of NULL/0) because its WHERE asks the key "
+        "of an inner join to be NULL (JOIN enrolments e ON s.id = e.semester_id WHERE e.semester_id IS NULL: never "
+        "true), make that join a LEFT JOIN, the anti-join 'has no matching row' means (rewrites.anti_joins).",
+    )
     fix_literals: bool = Field(
         True, description="When a candidate's result is empty, respell its filter literals as the column stores "
         "them when exactly one stored value matches up to accents, case, spaces and punctuation "

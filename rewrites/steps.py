@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from rewrites.answer_limits import drop_rank_figure, drop_unasked_limit, order_as_asked
 from rewrites.answer_shape import apply_conventions
+from rewrites.anti_joins import open_anti_join
 from rewrites.as_of import as_of_dates, latest_per_series
 from rewrites.code_filters import fix_code_filters
 from rewrites.contradictions import split_contradiction
@@ -152,6 +153,11 @@ def contradictions(sql: str, inputs: RewriteInputs) -> str | None:
     Not for one row of NULL/0: an aggregate over the contradiction is not the "both" reading.
     """
     return None if inputs.got_rows else split_contradiction(sql, inputs.dialect)
+
+
+def anti_joins(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.anti_joins.open_anti_join` (also after one row of NULL/0: a count of nothing)."""
+    return open_anti_join(sql, inputs.dialect, inputs.primary_keys())
 
 
 def literals(sql: str, inputs: RewriteInputs) -> str | None:
