@@ -33,3 +33,12 @@ def sources(select: exp.Select) -> list[exp.Expression]:
 def tables(select: exp.Select) -> list[exp.Table]:
     """The plain named tables among :func:`sources`."""
     return [s for s in sources(select) if isinstance(s, exp.Table) and s.name]
+
+
+def conjuncts(node: exp.Expr) -> list[exp.Expr]:
+    """The top-level ``AND`` operands of ``node``, parentheses opened (``[node]`` when it is no ``AND``)."""
+    if isinstance(node, exp.Paren):
+        return conjuncts(node.this)
+    if isinstance(node, exp.And):
+        return conjuncts(node.left) + conjuncts(node.right)
+    return [node]

@@ -25,16 +25,7 @@ from collections.abc import Mapping
 
 from sqlglot import exp
 
-from database.sql_sources import parse_query
-
-
-def _conjuncts(node: exp.Expr) -> list[exp.Expr]:
-    """The top-level ``AND`` operands of ``node`` (parentheses opened)."""
-    if isinstance(node, exp.Paren):
-        return _conjuncts(node.this)
-    if isinstance(node, exp.And):
-        return _conjuncts(node.left) + _conjuncts(node.right)
-    return [node]
+from database.sql_sources import conjuncts, parse_query
 
 
 def _null_test(cond: exp.Expr) -> exp.Column | None:
@@ -70,7 +61,7 @@ def _open(select: exp.Select, keys: Mapping[str, list[str]]) -> bool:
     joins = select.args.get("joins") or []
     if where is None or not joins or any(isinstance(e, exp.Star) for e in select.expressions):
         return False
-    conds = _conjuncts(where.this)
+    conds = conjuncts(where.this)
     for cond in conds:
         column = _null_test(cond)
         if column is None:

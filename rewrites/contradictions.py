@@ -28,19 +28,10 @@ from collections import defaultdict
 
 from sqlglot import exp
 
-from database.sql_sources import parse_query
+from database.sql_sources import conjuncts, parse_query
 
 _LOWER = (exp.GT, exp.GTE)
 _UPPER = (exp.LT, exp.LTE)
-
-
-def _conjuncts(node: exp.Expr) -> list[exp.Expr]:
-    """The top-level ``AND`` operands of ``node`` (parentheses opened)."""
-    if isinstance(node, exp.Paren):
-        return _conjuncts(node.this)
-    if isinstance(node, exp.And):
-        return _conjuncts(node.left) + _conjuncts(node.right)
-    return [node]
 
 
 def _key(column: exp.Column) -> tuple[str, str]:
@@ -147,7 +138,7 @@ def split_contradiction(sql: str, dialect: str) -> str | None:
         return None
     if any(node.find_ancestor(exp.Select) is tree for node in tree.find_all(exp.AggFunc, exp.Window)):
         return None
-    conds = _conjuncts(where.this)
+    conds = conjuncts(where.this)
     found = _groups(conds)
     if found is None or _shows(tree, found[0]):
         return None
