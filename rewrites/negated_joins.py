@@ -24,6 +24,14 @@ anti-join (no related row is English)::
   column, or (no declared key) the entity's join column is its table's whole primary key and the related one is
   not. Joining the one side (an employee's department) has one related row per entity, where ``<>`` is right.
 
+A negated comparison with a number is the same mistake in another form: "customers without invoice totals
+exceeding 20" written as ``... JOIN invoice ... WHERE invoice.total <= 20`` (any customer with one small invoice)
+or with the negation dropped (``> 20``). When the question states the comparison after its negation
+(:func:`negated_comparisons`) and the related table's condition compares a column with that number in either
+direction, that condition is the one negated, and the subquery keeps the stated comparison
+(``NOT IN (SELECT invoice.customer_id FROM invoice WHERE invoice.total > 20)``): customers with no invoice at all
+are kept, as Spider's ``EXCEPT`` gold queries for such questions keep them.
+
 One row per entity comes back (a ``DISTINCT`` is kept). No model call; the idea is the anti-join that
 "not / never / without" questions ask for (Spider's ``NOT IN`` / ``EXCEPT`` pairs, Yu et al. 2018), the
 converse of :mod:`rewrites.set_keys`.
@@ -44,6 +52,29 @@ _NOT_COMPARISON = (r"(?:more|less|fewer|greater|higher|lower|larger|smaller|bigg
 _NEGATION = re.compile(
     rf"\b(?:never|without|none)\b|n't\b|\bnot\b(?!\s+{_NOT_COMPARISON}\b)|\bno\b(?!\s+{_NOT_COMPARISON}\b)",
     re.IGNORECASE)
+
+
+_MORE = r"more|greater|higher|larger|bigger|over|above|exceeding|exceeds?|exceeded"
+_LESS = r"less|fewer|lower|smaller|under|below"
+_STATED = re.compile(rf"\b(?:(?P<more>{_MORE})|(?P<less>{_LESS}))(?:\s+than)?\s+\$?\s*(?P<number>-?\d[\d,]*(?:\.\d+)?)",
+                     re.IGNORECASE)
+_UP: tuple[type[exp.Binary], ...] = (exp.GT, exp.GTE)
+_DOWN: tuple[type[exp.Binary], ...] = (exp.LT, exp.LTE)
+
+
+def negated_comparisons(question: str) -> list[tuple[type[exp.Binary], float]]:
+    """The comparisons with a number that ``question`` states after its negation, as ``(operator, number)``.
+
+    "customers without invoice totals exceeding 20" gives ``[(exp.GT, 20.0)]``, "never paid less than $5"
+    ``[(exp.LT, 5.0)]``: the rows the negated relation must not have. [] when the question does not negate
+    (:func:`negates`) or states no comparison after the negation.
+    """
+    text = question.replace("\u2019", "'")
+    cue = _NEGATION.search(text)
+    if cue is None:
+        return []
+    return [(exp.GT if m.group("more") else exp.LT, float(m.group("number").replace(",", "")))
+            for m in _STATED.finditer(text, cue.end())]
 
 
 def negates(question: str) -> bool:
@@ -89,6 +120,39 @@ def _constant(node: exp.Expr) -> bool:
     return isinstance(node, exp.Literal | exp.Boolean)
 
 
+def _number(node: exp.Expr) -> float | None:
+    """The value of a numeric literal (possibly negated), else None."""
+    sign = -1.0 if isinstance(node, exp.Neg) else 1.0
+    node = node.this if isinstance(node, exp.Neg) else node
+    if isinstance(node, exp.Literal) and not node.is_string:
+        try:
+            return sign * float(node.this)
+        except ValueError:
+            return None
+    return None
+
+
+def _inner_tests(conditions: list[exp.Expr], stated: list[tuple[type[exp.Binary], float]]) -> dict[int, exp.Expr]:
+    """For each condition the anti-join could negate (by ``id``), the test its subquery keeps.
+
+    ``col <> constant`` keeps ``col = constant``. ``col > n`` / ``col <= n`` (either direction, the negation dropped
+    or pushed onto the row) keeps the comparison the question states for ``n`` (:func:`negated_comparisons`).
+    """
+    tests: dict[int, exp.Expr] = {}
+    for c in conditions:
+        if not isinstance(c, exp.Binary):
+            continue
+        if (isinstance(c, exp.NEQ) and sum(isinstance(s, exp.Column) for s in (c.left, c.right)) == 1
+                and any(_constant(s) for s in (c.left, c.right))):
+            tests[id(c)] = exp.EQ(this=c.left.copy(), expression=c.right.copy())
+        elif isinstance(c, (*_UP, *_DOWN)) and isinstance(c.left, exp.Column):
+            value = _number(c.right)
+            ops = [op for op, n in stated if n == value]
+            if value is not None and len(ops) == 1:
+                tests[id(c)] = ops[0](this=c.left.copy(), expression=c.right.copy())
+    return tests
+
+
 def _many_side(entity: exp.Table, entity_col: str, related: exp.Table, related_col: str,
                graph: JoinGraph | None, keys: Mapping[str, list[str]]) -> bool:
     """Is ``related`` the many side of ``entity.entity_col = related.related_col`` (module docstring)?"""
@@ -125,14 +189,15 @@ def _fits(tree: exp.Select, related: str, test: exp.Expr, conditions: list[exp.E
 
 def fix_negated_joins(sql: str, dialect: str, question: str, columns: Mapping[str, set[str]],
                       graph: JoinGraph | None, keys: Mapping[str, list[str]]) -> str | None:
-    """``sql`` as an anti-join (``NOT IN``) when a negated question was answered with a join and ``<>``.
+    """``sql`` as an anti-join (``NOT IN``) when a negated question was answered with a join and ``<>`` (or a negated comparison).
 
     ``columns``: lower-cased table -> lower-cased column names; ``graph``: the database's foreign keys (None:
     primary keys decide); ``keys``: lower-cased table -> primary-key columns. Returns None when the question does
     not negate, the query does not have the shape of the module docstring, or ``sql`` does not parse. Never
     raises.
     """
-    if not negates(question) or ("<>" not in sql and "!=" not in sql):
+    stated = negated_comparisons(question)
+    if not negates(question) or ("<>" not in sql and "!=" not in sql and not stated):
         return None
     tree = parse_query(sql, dialect)
     if not isinstance(tree, exp.Select) or any(tree.args.get(k) for k in ("group", "having", "with")):
@@ -156,9 +221,8 @@ def fix_negated_joins(sql: str, dialect: str, question: str, columns: Mapping[st
     if set(ends) != set(tables):
         return None
     conditions = _conjuncts(where.this)
-    negated = [c for c in conditions if isinstance(c, exp.NEQ)
-               and sum(isinstance(s, exp.Column) for s in (c.left, c.right)) == 1
-               and any(_constant(s) for s in (c.left, c.right))]
+    tests = _inner_tests(conditions, stated)
+    negated = [c for c in conditions if id(c) in tests and isinstance(c, exp.Binary)]
     owners: dict[str | None, list[exp.Expr]] = {}
     for c in negated:
         column = c.left if isinstance(c.left, exp.Column) else c.right
@@ -173,8 +237,7 @@ def fix_negated_joins(sql: str, dialect: str, question: str, columns: Mapping[st
     entity = next(alias for alias in tables if alias != related)
     rest = [c for c in conditions if c is not test]
     entity_key, related_key = ends[entity], ends[related]
-    inner = exp.select(related_key.copy()).from_(tables[related].copy()).where(
-        exp.EQ(this=test.args["this"].copy(), expression=test.args["expression"].copy()))
+    inner = exp.select(related_key.copy()).from_(tables[related].copy()).where(tests[id(test)])
     anti = exp.Not(this=exp.In(this=entity_key.copy(), query=exp.Subquery(this=inner)))
     new = tree.copy()
     new.set("joins", None)

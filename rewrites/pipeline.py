@@ -84,7 +84,8 @@ STEPS: tuple[RewriteStep, ...] = (
           steps.set_keys),
     _step("fix_negated_joins", "candidate", ("question", "index"), "rewrites.negated_joins (anti-join)",
           "a negated question ('do not', 'never', 'without') answered by joining the many side and filtering it "
-          "with <> becomes NOT IN over that table with =", steps.negated_joins),
+          "with <> (or with a comparison the question negates: 'without totals exceeding 20') becomes NOT IN over "
+          "that table with = (or with the stated comparison)", steps.negated_joins),
     _step("align_period_dates", "candidate", ("question",), "rewrites.period_dates (knowledge.periods)",
           "two date bounds that miss the question's one closed period move onto it", steps.period_dates),
     _step("fix_rate_direction", "candidate", ("knowledge",), "rewrites.rate_direction",

@@ -132,3 +132,70 @@ def test_the_pipeline_runs_the_step_with_the_question(tmp_path: Path) -> None:
     unasked = RewriteInputs(dialect="sqlite", question="Which countries speak other languages than English?",
                             catalog=catalog, db=db)
     assert run_phase("candidate", SPEAKS, unasked)[0] == SPEAKS
+
+
+INVOICES = {"customer": {"id", "last_name"}, "invoice": {"id", "customer_id", "total"}}
+INVOICE_GRAPH = join_graph({"customer": [], "invoice": [("customer_id", "customer.id")]})
+INVOICE_KEYS = {"customer": ["id"], "invoice": ["id"]}
+WITHOUT = "What are the last names of customers without invoice totals exceeding 20?"
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    (WITHOUT, [("GT", 20.0)]),
+    ("Which dogs have not cost their owner more than 1,000 for treatment?", [("GT", 1000.0)]),
+    ("Products never booked for less than $5", [("LT", 5.0)]),
+    ("Invoices over 20 of customers without an email", []),  # the comparison comes before the negation
+    ("Products that cost not more than 10", []),
+    ("Customers with invoices exceeding 20", []),
+])
+def test_negated_comparisons_read_the_stated_operator_and_number(question: str,
+                                                                 expected: list[tuple[str, float]]) -> None:
+    from rewrites.negated_joins import negated_comparisons
+
+    assert [(op.__name__, n) for op, n in negated_comparisons(question)] == expected
+
+
+@pytest.mark.parametrize("where", ["invoice.total <= 20", "invoice.total > 20", "total < 20", "invoice.total >= 20"])
+def test_a_negated_comparison_becomes_an_anti_join_on_the_stated_comparison(where: str) -> None:
+    sql = f"SELECT customer.last_name FROM invoice JOIN customer ON invoice.customer_id = customer.id WHERE {where}"
+    column = where.split()[0]
+    assert fix_negated_joins(sql, "sqlite", WITHOUT, INVOICES, INVOICE_GRAPH, INVOICE_KEYS) == (
+        "SELECT customer.last_name FROM customer WHERE NOT customer.id IN (SELECT invoice.customer_id FROM invoice "
+        f"WHERE {column} > 20)")
+
+
+@pytest.mark.parametrize(("sql", "question"), [
+    # another number than the question's
+    ("SELECT customer.last_name FROM invoice JOIN customer ON invoice.customer_id = customer.id "
+     "WHERE invoice.total <= 30", WITHOUT),
+    # the question states the comparison before its negation: a filter, not an anti-join
+    ("SELECT customer.last_name FROM invoice JOIN customer ON invoice.customer_id = customer.id "
+     "WHERE invoice.total > 20", "Last names of customers with invoice totals exceeding 20 without a discount"),
+    # the comparison is on the entity (the one side), where it is a plain filter
+    ("SELECT customer.last_name FROM invoice JOIN customer ON invoice.customer_id = customer.id "
+     "WHERE customer.id > 20", WITHOUT),
+    # a column of the related table is shown
+    ("SELECT customer.last_name, invoice.total FROM invoice JOIN customer ON invoice.customer_id = customer.id "
+     "WHERE invoice.total <= 20", WITHOUT),
+])
+def test_other_comparisons_are_left_alone(sql: str, question: str) -> None:
+    assert fix_negated_joins(sql, "sqlite", question, INVOICES, INVOICE_GRAPH, INVOICE_KEYS) is None
+
+
+def test_the_anti_join_keeps_customers_without_invoices(tmp_path: Path) -> None:
+    path = tmp_path / "shop.sqlite"
+    con = sqlite3.connect(path)
+    con.executescript("""
+        CREATE TABLE customer (id INTEGER PRIMARY KEY, last_name TEXT);
+        CREATE TABLE invoice (id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customer(id), total REAL);
+        INSERT INTO customer VALUES (1, 'Ames'), (2, 'Berg'), (3, 'Cole');
+        INSERT INTO invoice VALUES (1, 1, 5), (2, 1, 25), (3, 2, 8);
+    """)
+    con.commit()
+    con.close()
+    db = Database(f"sqlite:///{path}")
+    flipped = ("SELECT customer.last_name FROM invoice JOIN customer ON invoice.customer_id = customer.id "
+               "WHERE invoice.total <= 20")
+    fixed = fix_negated_joins(flipped, "sqlite", WITHOUT, INVOICES, INVOICE_GRAPH, INVOICE_KEYS)
+    assert sorted(db.run_query(flipped).rows) == [("Ames",), ("Berg",)]  # Ames has an invoice of 25
+    assert fixed is not None and sorted(db.run_query(fixed).rows) == [("Berg",), ("Cole",)]
