@@ -30,7 +30,10 @@ or with the negation dropped (``> 20``). When the question states the comparison
 (:func:`negated_comparisons`) and the related table's condition compares a column with that number in either
 direction, that condition is the one negated, and the subquery keeps the stated comparison
 (``NOT IN (SELECT invoice.customer_id FROM invoice WHERE invoice.total > 20)``): customers with no invoice at all
-are kept, as Spider's ``EXCEPT`` gold queries for such questions keep them.
+are kept, as Spider's ``EXCEPT`` gold queries for such questions keep them. The plainest form is the negation left out
+altogether ("instructors who didn't teach in Spring" as ``... JOIN teaches ... WHERE teaches.semester = 'Spring'``):
+when the query negates nothing (no ``NOT``, no ``<>``), the related table's one ``=`` with a constant is the
+condition negated.
 
 One row per entity comes back (a ``DISTINCT`` is kept). No model call; the idea is the anti-join that
 "not / never / without" questions ask for (Spider's ``NOT IN`` / ``EXCEPT`` pairs, Yu et al. 2018), the
@@ -132,11 +135,14 @@ def _number(node: exp.Expr) -> float | None:
     return None
 
 
-def _inner_tests(conditions: list[exp.Expr], stated: list[tuple[type[exp.Binary], float]]) -> dict[int, exp.Expr]:
+def _inner_tests(conditions: list[exp.Expr], stated: list[tuple[type[exp.Binary], float]],
+                 dropped: bool) -> dict[int, exp.Expr]:
     """For each condition the anti-join could negate (by ``id``), the test its subquery keeps.
 
     ``col <> constant`` keeps ``col = constant``. ``col > n`` / ``col <= n`` (either direction, the negation dropped
     or pushed onto the row) keeps the comparison the question states for ``n`` (:func:`negated_comparisons`).
+    With ``dropped`` (the query negates nothing at all), ``col = constant`` keeps itself: the question's negation
+    was left out of the query.
     """
     tests: dict[int, exp.Expr] = {}
     for c in conditions:
@@ -150,6 +156,8 @@ def _inner_tests(conditions: list[exp.Expr], stated: list[tuple[type[exp.Binary]
             ops = [op for op, n in stated if n == value]
             if value is not None and len(ops) == 1:
                 tests[id(c)] = ops[0](this=c.left.copy(), expression=c.right.copy())
+        elif dropped and isinstance(c, exp.EQ) and isinstance(c.left, exp.Column) and _constant(c.right):
+            tests[id(c)] = c.copy()
     return tests
 
 
@@ -197,7 +205,7 @@ def fix_negated_joins(sql: str, dialect: str, question: str, columns: Mapping[st
     raises.
     """
     stated = negated_comparisons(question)
-    if not negates(question) or ("<>" not in sql and "!=" not in sql and not stated):
+    if not negates(question):
         return None
     tree = parse_query(sql, dialect)
     if not isinstance(tree, exp.Select) or any(tree.args.get(k) for k in ("group", "having", "with")):
@@ -221,7 +229,7 @@ def fix_negated_joins(sql: str, dialect: str, question: str, columns: Mapping[st
     if set(ends) != set(tables):
         return None
     conditions = _conjuncts(where.this)
-    tests = _inner_tests(conditions, stated)
+    tests = _inner_tests(conditions, stated, dropped=tree.find(exp.Not, exp.NEQ) is None)
     negated = [c for c in conditions if id(c) in tests and isinstance(c, exp.Binary)]
     owners: dict[str | None, list[exp.Expr]] = {}
     for c in negated:

@@ -199,3 +199,27 @@ def test_the_anti_join_keeps_customers_without_invoices(tmp_path: Path) -> None:
     fixed = fix_negated_joins(flipped, "sqlite", WITHOUT, INVOICES, INVOICE_GRAPH, INVOICE_KEYS)
     assert sorted(db.run_query(flipped).rows) == [("Ames",), ("Berg",)]  # Ames has an invoice of 25
     assert fixed is not None and sorted(db.run_query(fixed).rows) == [("Berg",), ("Cole",)]
+
+
+TEACHES = {"instructor": {"id", "name"}, "teaches": {"id", "course_id", "semester"}}
+TEACHES_GRAPH = join_graph({"instructor": [], "teaches": [("id", "instructor.id")]})
+TEACHES_KEYS = {"instructor": ["id"], "teaches": ["id", "course_id", "semester"]}
+DROPPED = ("SELECT instructor.name FROM teaches JOIN instructor ON teaches.id = instructor.id "
+           "WHERE teaches.semester = 'Spring'")
+
+
+def test_a_negation_left_out_of_the_query_becomes_the_anti_join() -> None:
+    question = "Find the names of instructors who didn't teach any courses in any Spring semester."
+    assert fix_negated_joins(DROPPED, "sqlite", question, TEACHES, TEACHES_GRAPH, TEACHES_KEYS) == (
+        "SELECT instructor.name FROM instructor WHERE NOT instructor.id IN (SELECT teaches.id FROM teaches "
+        "WHERE teaches.semester = 'Spring')")
+
+
+@pytest.mark.parametrize(("sql", "question"), [
+    (DROPPED, "Find the names of instructors who taught in a Spring semester."),  # nothing negated
+    # the query negates something already: the = is what the question asks for
+    (DROPPED + " AND instructor.name <> 'Katz'", "Instructors other than Katz who didn't miss a Spring semester"),
+    (DROPPED + " AND NOT instructor.name LIKE 'K%'", "Spring instructors whose names don't start with K"),
+])
+def test_an_equality_is_negated_only_when_the_query_negates_nothing(sql: str, question: str) -> None:
+    assert fix_negated_joins(sql, "sqlite", question, TEACHES, TEACHES_GRAPH, TEACHES_KEYS) is None
