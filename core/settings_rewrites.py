@@ -111,6 +111,11 @@ class RewriteSettings(BaseModel):
         "('ordered by', 'sorted by') without a descending cue and the query keeps no LIMIT "
         "(rewrites.answer_limits).",
     )
+    fix_age_order: bool = Field(
+        True, description="Sort and pick an age column up for 'youngest' and down for 'oldest' (a birth date the "
+        "other way), in ORDER BY keys and MAX/MIN, when the question has one of the two words "
+        "(rewrites.age_order).",
+    )
     drop_rank_figure: bool = Field(
         True, description="Remove the aggregate column a candidate's top-n pick ranks by ('Which code appears most "
         "often?' as SELECT code, COUNT(*) ... ORDER BY COUNT(*) DESC LIMIT 1) when the question asks for no figure "

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
+from rewrites.age_order import fix_age_order
 from rewrites.answer_limits import drop_rank_figure, drop_unasked_limit, order_as_asked
 from rewrites.answer_shape import apply_conventions
 from rewrites.anti_joins import open_anti_join
@@ -129,6 +130,11 @@ def unasked_limit(sql: str, inputs: RewriteInputs) -> str | None:
 def order_asked(sql: str, inputs: RewriteInputs) -> str | None:
     """:func:`rewrites.answer_limits.order_as_asked` on the question."""
     return order_as_asked(sql, inputs.dialect, inputs.question)
+
+
+def age_order(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.age_order.fix_age_order` on the question."""
+    return fix_age_order(sql, inputs.dialect, inputs.question)
 
 
 def rank_figure(sql: str, inputs: RewriteInputs) -> str | None:
