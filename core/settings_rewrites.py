@@ -67,11 +67,6 @@ class RewriteSettings(BaseModel):
         "Replayed through the voting cascade on recorded development runs (wide set both wordings, abbreviated "
         "copies, Spider dev 200, demo dev): 8 right answers gained, none lost.",
     )
-    fix_negated_values: bool = Field(
-        True, description="Answer a negated having on one table ('publishers which do not have a book in 1989' as "
-        "WHERE year <> 1989) with the selected values EXCEPT those of the excluded rows, when the values repeat in "
-        "the table (rewrites.negated_values).",
-    )
     align_period_dates: bool = Field(
         True, description="When the question names one closed period (a month, quarter, half or year; not 'since "
         "2020') and a candidate's two range bounds miss it (an example's quarter kept), move them onto the "

@@ -86,10 +86,6 @@ STEPS: tuple[RewriteStep, ...] = (
           "a negated question ('do not', 'never', 'without') answered by joining the many side and filtering it "
           "with <> (or with a comparison the question negates: 'without totals exceeding 20') becomes NOT IN over "
           "that table with = (or with the stated comparison)", steps.negated_joins),
-    _step("fix_negated_values", "candidate", ("question", "database"), "rewrites.negated_values (EXCEPT)",
-          "a negated having ('publishers which do not have a book in 1989') answered on one table with <> (or a "
-          "negated comparison) becomes the selected values EXCEPT those of the rows the question excludes, when the "
-          "values repeat", steps.negated_values),
     _step("align_period_dates", "candidate", ("question",), "rewrites.period_dates (knowledge.periods)",
           "two date bounds that miss the question's one closed period move onto it", steps.period_dates),
     _step("fix_rate_direction", "candidate", ("knowledge",), "rewrites.rate_direction",

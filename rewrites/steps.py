@@ -25,7 +25,6 @@ from rewrites.join_keys import fix_join_keys
 from rewrites.literals import all_filters_named, drop_unasked_filters, fix_literals, named_in
 from rewrites.missing_join import add_missing_joins, join_column_owners
 from rewrites.negated_joins import fix_negated_joins
-from rewrites.negated_values import fix_negated_values
 from rewrites.period_dates import align_period_dates
 from rewrites.qualify import fix_qualifiers
 from rewrites.rate_direction import fix_rate_direction
@@ -84,11 +83,6 @@ def negated_joins(sql: str, inputs: RewriteInputs) -> str | None:
     graph = inputs.catalog.graph if inputs.catalog is not None else None
     keys = inputs.primary_keys() or {}
     return fix_negated_joins(sql, inputs.dialect, inputs.question, columns, graph, keys) if columns else None
-
-
-def negated_values(sql: str, inputs: RewriteInputs) -> str | None:
-    """:func:`rewrites.negated_values.fix_negated_values` with the question, probing the database."""
-    return fix_negated_values(sql, inputs.dialect, inputs.question, inputs.db) if inputs.db is not None else None
 
 
 def period_dates(sql: str, inputs: RewriteInputs) -> str | None:
