@@ -1,62 +1,67 @@
-import json,glob,re,hashlib,os,sys
-sys.path.insert(0,'.')
-import sqlglot
-from sqlglot import exp
-from rewrites.negated_joins import negates, negated_comparisons, _conjuncts, _constant, _number
-from scripts.replay_pruning import score
-from database.connection import Database
-def dbdir(b):
-    if b.startswith('abbrev'): return '/tmp/WIDE_ABBREV/database'
-    if b.startswith('spider200'): return 'data/spider-dev/database'
-    return '../shared/benchmarks/spider-wide/database'
-def rewrite(sql, q, db):
-    try: t=sqlglot.parse_one(sql,read='sqlite')
-    except Exception: return None
-    if not isinstance(t,exp.Select) or t.args.get('joins') or any(t.args.get(k) for k in ('group','having','with','limit')): return None
-    src=t.args.get('from_') or t.args.get('from')
-    if not src or not isinstance(src.this,exp.Table): return None
-    if not t.args.get('where'): return None
-    conds=_conjuncts(t.args['where'].this)
-    stated=negated_comparisons(q)
-    tests=[]
-    for c in conds:
-        if isinstance(c,exp.NEQ) and isinstance(c.left,exp.Column) and _constant(c.right):
-            tests.append((c,exp.EQ(this=c.left.copy(),expression=c.right.copy())))
-        elif isinstance(c,(exp.GT,exp.GTE,exp.LT,exp.LTE)) and isinstance(c.left,exp.Column):
-            v=_number(c.right); ops=[op for op,n in stated if n==v]
-            if v is not None and len(ops)==1: tests.append((c,ops[0](this=c.left.copy(),expression=c.right.copy())))
-    if len(tests)!=1: return None
-    if any(isinstance(e,exp.Star) or e.find(exp.AggFunc) for e in t.expressions): return None
-    cols=[e for e in t.expressions if isinstance(e,exp.Column)]
-    if len(cols)!=len(t.expressions): return None
-    # selected values repeat in the table
-    tab=src.this.sql('sqlite'); sel=", ".join(c.sql('sqlite') for c in cols)
-    r=db.run_query(f"SELECT COUNT(*) - COUNT(DISTINCT {sel}) FROM {tab}") if len(cols)==1 else None
-    if r is None or not r.ok or not r.rows or not r.rows[0][0]: return None
-    c,inner=tests[0]
-    rest=[x for x in conds if x is not c]
-    a=t.copy(); a.set('distinct',None)
-    a.set('where', exp.Where(this=exp.and_(*[x.copy() for x in rest])) if rest else None)
-    b=t.copy(); b.set('distinct',None); b.set('where',exp.Where(this=inner))
-    return f"{a.sql('sqlite')} EXCEPT {b.sql('sqlite')}"
-HAVE=re.compile(r"\b(?:(?:do|does|did)\s+not|(?:do|does|did)n't|never)\s+(?:have|has|had|own|hold|contain|include)\b|\bwithout\b",re.I)
-seen=set(); tot=dict(fired=0,won=0,lost=0); qs={}
-dbs={}
-for f in sorted(glob.glob('benchmarks/results/*/*.jsonl')):
-    b=os.path.basename(f)
-    if not re.match(r'(wide-syn|wide-orig|abbrev|spider200)-',b) or 'single' in b: continue
-    h=hashlib.md5(open(f,'rb').read()).hexdigest()
-    if h in seen: continue
-    seen.add(h)
-    for x in map(json.loads,open(f)):
-        if 'question' not in x or not x.get('pred_sql') or not HAVE.search(x['question']): continue
-        p=f"{dbdir(b)}/{x['db_id']}/{x['db_id']}.sqlite"
-        db=dbs.setdefault(p,Database('sqlite:///'+os.path.abspath(p)))
-        new=rewrite(x['pred_sql'],x['question'],db)
-        if not new: continue
-        tot['fired']+=1
-        s=score(db,x['gold_sql'],new)[0]
-        if s!=x['ex']:
-            tot['won' if s else 'lost']+=1; qs.setdefault((x['qid'],s),0); qs[(x['qid'],s)]+=1
-            print(b[:25],x['qid'],x['ex'],'->',s,x['question'][:80],'|',x['pred_sql'][:80],'=>',new[:120])
-print(tot,qs)
+"""Apply the rejected single-table anti-join to each recorded answer alone and score it (no cascade, no model).
+
+    python negated_values_direct.py   (from the repository root; WIDE_ABBREV at /tmp/WIDE_ABBREV)
+
+Prints every answer the step changes with its strict EX before and after, then the totals. The step is the one
+in ``negated_values_rejected_step.py`` (a copy of ``rewrites/negated_values.py`` at d83a673).
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, ".")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from negated_values_rejected_step import fix_negated_values  # noqa: E402
+
+from database.connection import Database  # noqa: E402
+from scripts.replay_pruning import score  # noqa: E402
+
+
+def folder(name: str) -> str:
+    """The database folder of a run file by its name."""
+    if name.startswith("abbrev"):
+        return "/tmp/WIDE_ABBREV/database"
+    if name.startswith("spider200"):
+        return "data/spider-dev/database"
+    return "../shared/benchmarks/spider-wide/database"
+
+
+def main() -> None:
+    """Walk the distinct development runs and tabulate the step's changes."""
+    seen: set[str] = set()
+    dbs: dict[str, Database] = {}
+    totals = {"fired": 0, "won": 0, "lost": 0}
+    for path in sorted(glob.glob("benchmarks/results/*/*.jsonl")):
+        name = os.path.basename(path)
+        if not re.match(r"(wide-syn|wide-orig|abbrev|spider200)-", name) or "single" in name:
+            continue
+        digest = hashlib.md5(open(path, "rb").read()).hexdigest()  # noqa: S324, SIM115 - a file identity
+        if digest in seen:
+            continue
+        seen.add(digest)
+        for line in open(path):  # noqa: SIM115
+            row = json.loads(line)
+            if "question" not in row or not row.get("pred_sql"):
+                continue
+            file = os.path.abspath(f"{folder(name)}/{row['db_id']}/{row['db_id']}.sqlite")
+            db = dbs.setdefault(file, Database(f"sqlite:///{file}"))
+            new = fix_negated_values(row["pred_sql"], "sqlite", row["question"], db)
+            if not new:
+                continue
+            totals["fired"] += 1
+            after = score(db, row["gold_sql"], new)[0]
+            if after != row["ex"]:
+                totals["won" if after else "lost"] += 1
+                print(name[:25], row["qid"], row["ex"], "->", after, row["question"][:80])
+    print(totals)
+
+
+if __name__ == "__main__":
+    main()
