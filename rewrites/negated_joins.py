@@ -48,7 +48,7 @@ from collections.abc import Mapping
 from sqlglot import exp
 
 from database.joins import JoinGraph
-from database.sql_sources import parse_query
+from database.sql_sources import conjuncts, parse_query
 
 _NOT_COMPARISON = (r"(?:more|less|fewer|greater|higher|lower|larger|smaller|bigger|older|younger|longer|shorter|"
                    r"earlier|later|before|after|only|just|equal|exceeding|over|under|above|below)")
@@ -86,15 +86,6 @@ def negates(question: str) -> bool:
     A negated comparison ("not more than 5", "no later than 2020") or "not only ... but also" does not count.
     """
     return bool(_NEGATION.search(question.replace("\u2019", "'")))
-
-
-def _conjuncts(condition: exp.Expr) -> list[exp.Expr]:
-    """The conditions of a top-level ``AND`` chain (one item for any other condition)."""
-    if isinstance(condition, exp.Paren):
-        return _conjuncts(condition.this)
-    if isinstance(condition, exp.And):
-        return [*_conjuncts(condition.left), *_conjuncts(condition.right)]
-    return [condition]
 
 
 def _owner(column: exp.Column, tables: Mapping[str, exp.Table], columns: Mapping[str, set[str]]) -> str | None:
@@ -228,7 +219,7 @@ def fix_negated_joins(sql: str, dialect: str, question: str, columns: Mapping[st
     ends = {_owner(left, tables, columns): left, _owner(right, tables, columns): right}
     if set(ends) != set(tables):
         return None
-    conditions = _conjuncts(where.this)
+    conditions = conjuncts(where.this)
     tests = _inner_tests(conditions, stated, dropped=tree.find(exp.Not, exp.NEQ) is None)
     negated = [c for c in conditions if id(c) in tests and isinstance(c, exp.Binary)]
     owners: dict[str | None, list[exp.Expr]] = {}
