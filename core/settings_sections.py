@@ -231,7 +231,7 @@ class GenerationSettings(BaseModel):
         "while_readable_rows", description="When the cascade holds the opaque-column links (and their call) back "
         "from a hint-taking candidate after the first: ``never``; ``while_rows``: while every earlier candidate "
         "returned rows; ``while_readable_rows``: while every earlier candidate returned rows and its SQL read no "
-        "opaque column (one that did had to guess what the column holds; tools.generation). Measured 2026-12-04 "
+        "opaque column (one that did had to guess what the column holds; tools.cascade). Measured 2026-12-04 "
         "on abbreviated questions that make the links call: ``while_readable_rows`` acted on 19 of 48 questions "
         "no run had seen (0 won, 0 lost; 40% fewer LLM calls on them) and, composed from recorded runs, on 27 of "
         "59 (0 won, 0 lost); ``while_rows`` also held the links back after a candidate that read an opaque column "
