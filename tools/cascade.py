@@ -104,7 +104,7 @@ def run_cascade(one: Callable[[tuple[int, CandidateSpec], bool, bool], Candidate
     (the cascade makes at most as many candidates as the list has strategies), not a strategy: the next fresh
     candidate is the first strategy not yet written (plain after a repaired direct one). Candidates are
     numbered by turn. When a candidate returns no rows (or one row of
-    NULL/0), the model-free rescues of :func:`_rescue_empty` are tried first: an ``intersected``, ``literal``,
+    NULL/0), the model-free rescues of :func:`rescue_empty` are tried first: an ``intersected``, ``literal``,
     ``as_of``, ``relaxed`` or ``unasked`` candidate that ends the cascade if it has rows. Once
     ``generation.consistency.empty_agree`` candidates returned no rows and none returned any, the cascade
     stops: the empty result is the answer (the verifier may still try one repair).
