@@ -33,8 +33,9 @@ Level = Literal["verified", "likely", "unsure"]
 RESCUE_STRATEGIES = frozenset({"relaxed", "literal", "as_of", "unasked", "intersected",
                                "anti_joined"})
 """Candidate strategies of the model-free fallback rewrites (the ``rescue`` phase of rewrites.pipeline)."""
-REPAIR_STRATEGIES = frozenset({"repair", "verifier"})
-"""Candidate strategies of SQL written again after an error or a verifier's finding."""
+REPAIR_STRATEGIES = frozenset({"repair", "verifier", "column_choice"})
+"""Candidate strategies of SQL written again after an error or a verifier's finding (``column_choice``: the
+verifier's look-alike column check, tools.column_choice)."""
 LONG_RESULT = 20
 """Rows from which the reasons mention the length of the result."""
 

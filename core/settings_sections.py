@@ -227,6 +227,12 @@ class GenerationSettings(BaseModel):
         "description) holds each question word no readable name accounts for, and show the links to the "
         "hint-taking candidates (tools.opaque_columns). No call on schemas without such columns.",
     )
+    column_choice: bool = Field(
+        True, description="After selection, when the answer reads a readable column for a question word no "
+        "readable name accounts for, in a table that has columns named like c14, ask the model once which of "
+        "those columns holds the word (stored values shown) and read the one it picks when the query still "
+        "returns rows (tools.column_choice). No call on schemas without such columns.",
+    )
     link_opaque_hold_back: Literal["never", "while_rows", "while_readable_rows"] = Field(
         "while_readable_rows", description="When the cascade holds the opaque-column links (and their call) back "
         "from a hint-taking candidate after the first: ``never``; ``while_rows``: while every earlier candidate "

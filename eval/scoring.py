@@ -67,7 +67,8 @@ def run_keys(outcome: Outcome, settings: Settings) -> dict[str, Any]:
     """The keys every record has, whatever the question expected.
 
     How the turn ran: status, error, seconds, LLM calls, tokens, cost in USD, plan source, candidates, judge,
-    agreement, opaque-column links, confidence, verifier, and its ``usage`` (one dict per LLM call).
+    agreement, opaque-column links, confidence, verifier (and its column-choice check: the look-alikes, picks and
+    the query before, or None), and its ``usage`` (one dict per LLM call).
     """
     usage = outcome.usage
     return {
@@ -81,6 +82,7 @@ def run_keys(outcome: Outcome, settings: Settings) -> dict[str, Any]:
         **confidence_keys(outcome),
         "verifier_needed": bool((outcome.verifier or {}).get("needed")),
         "verifier_repaired": bool((outcome.verifier or {}).get("repaired")),
+        "column_choice": (outcome.verifier or {}).get("column_choice"),
         "usage": usage,
     }
 

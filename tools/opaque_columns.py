@@ -44,8 +44,8 @@ from retrieval.term_similarity import similar_words
 from tools.base import ToolContext
 from tools.question_terms import MAX_TERMS, Synonyms, opaque_columns, readable_phrases, unnamed_terms
 
-__all__ = ["HEADER", "MAX_TERMS", "ColumnLink", "OpaqueColumn", "link_opaque_columns", "opaque_columns",
-           "render_links", "unnamed_terms"]
+__all__ = ["HEADER", "MAX_TERMS", "ColumnLink", "OpaqueColumn", "documented_tables", "link_opaque_columns",
+           "opaque_columns", "render_links", "stored_samples", "unnamed_terms"]
 
 MAX_COLUMNS = 12
 """Opaque columns offered as choices (the prompt's tables in listing order)."""
@@ -100,7 +100,7 @@ _SAMPLES: dict[tuple[str, str, str], tuple[tuple[str, ...], tuple[str, str] | No
 _LOCK = threading.Lock()
 
 
-def _tables(db: Database, use_drafts: bool) -> list[TableInfo]:
+def documented_tables(db: Database, use_drafts: bool) -> list[TableInfo]:
     """The database's tables with their documentation (metadata and enrichment files), cached per file state."""
     path = default_enriched_path(db)
     stamp = path.stat().st_mtime_ns if path is not None and path.is_file() else 0
@@ -111,8 +111,8 @@ def _tables(db: Database, use_drafts: bool) -> list[TableInfo]:
         return _TABLES[key]
 
 
-def _samples(db: Database, table: str, column: str) -> tuple[tuple[str, ...], tuple[str, str] | None]:
-    """Up to :data:`SAMPLE_VALUES` distinct stored values (text quoted, long ones cut) and the numeric span.
+def stored_samples(db: Database, table: str, column: str) -> tuple[tuple[str, ...], tuple[str, str] | None]:
+    """Up to :data:`SAMPLE_VALUES` distinct stored values of ``table.column`` (text quoted, long ones cut), and a span.
 
     The span (smallest, largest) is given when both are numbers and the column holds more distinct values than
     the samples show: the first few values of ``c10`` (``1, 2, 3``) say less about an age or a year than its
@@ -194,7 +194,7 @@ def link_opaque_columns(ctx: ToolContext, system: str, question: str, tables: li
     if not ctx.settings.generation.link_opaque_columns:
         return []
     try:
-        every = _tables(ctx.db, ctx.settings.knowledge.use_drafts)
+        every = documented_tables(ctx.db, ctx.settings.knowledge.use_drafts)
     except Exception:  # noqa: BLE001 - an unreadable schema only drops the links
         return []
     wanted = {t.lower() for t in tables}
@@ -205,7 +205,7 @@ def link_opaque_columns(ctx: ToolContext, system: str, question: str, tables: li
     terms = unnamed_terms(question, shown, _synonyms(ctx, shown))
     if not terms:
         return []
-    offered = [OpaqueColumn(t.name, name, (t.column(name) or t.columns[0]).type, *_samples(ctx.db, t.name, name))
+    offered = [OpaqueColumn(t.name, name, (t.column(name) or t.columns[0]).type, *stored_samples(ctx.db, t.name, name))
                for t, name in opaque]
     by_ref = {c.ref: c for c in offered}
     schema = _choices(list(by_ref), terms)

@@ -76,7 +76,7 @@ def reads_opaque_column(sql: str, dialect: str) -> bool:
     return any(is_opaque_name(col.name) for col in tree.find_all(exp.Column))
 
 
-def _name_words(name: str) -> list[str]:
+def name_words(name: str) -> list[str]:
     """The folded words a reader takes from an identifier (``SPNSR_NM`` -> spnsr, nm, name).
 
     Its parts, plus the expansion of the whole name or else of each part that has one.
@@ -86,7 +86,7 @@ def _name_words(name: str) -> list[str]:
     return words + normalise(reading)
 
 
-def _same_word(part: str, word: str) -> bool:
+def same_word(part: str, word: str) -> bool:
     """True when the name part ``part`` is ``word``, a form of it (shared start) or its abbreviation."""
     if part == word:
         return True
@@ -111,7 +111,7 @@ def unnamed_terms(question: str, tables: list[TableInfo], synonyms: Synonyms | N
     Skipped: words in quotes (values), capitalised words after the first (names of things), numbers, negated
     verbs ("didn't"),
     :data:`QUESTION_WORDS`, words of two letters. A word is accounted for by a table whose name has it, or by a
-    readable column whose name has it (:func:`_same_word`) - for :data:`ATTRIBUTE_WORDS` only when every other
+    readable column whose name has it (:func:`same_word`) - for :data:`ATTRIBUTE_WORDS` only when every other
     word of that column's name that is not an attribute word itself is in the question too and, when a table the question names has an opaque
     column, the column is in such a table (``COACH.NM`` does not account for "names of players" when ``PLYR``
     has a column ``c3``; a word of its own, like "hometown", is accounted for by ``PPL.HMTWN`` wherever the
@@ -126,20 +126,20 @@ def unnamed_terms(question: str, tables: list[TableInfo], synonyms: Synonyms | N
     text = _QUOTED.sub(" , ", question)
     tokens = [(m.group(), m.start()) for m in _TOKEN.finditer(text)]
     asked = set(normalise(text))
-    table_words = [w for t in tables for w in _name_words(t.name)]
-    named_tables = [t for t in tables if any(_same_word(p, a) for p in _name_words(t.name) for a in asked)]
+    table_words = [w for t in tables for w in name_words(t.name)]
+    named_tables = [t for t in tables if any(same_word(p, a) for p in name_words(t.name) for a in asked)]
     opaque_named = any(opaque_columns([t]) for t in named_tables)
-    columns = [(_name_words(c.name), not opaque_named or t in named_tables) for t in tables for c in t.columns
+    columns = [(name_words(c.name), not opaque_named or t in named_tables) for t in tables for c in t.columns
                if not is_opaque_name(c.name)]
 
     def named(word: str) -> bool:
-        if any(_same_word(p, word) for p in table_words):
+        if any(same_word(p, word) for p in table_words):
             return True
         for parts, near in columns:
             if not near and word in ATTRIBUTE_WORDS:
                 continue  # "name" of another table's NM says nothing about the named table's c3
-            if any(_same_word(p, word) for p in parts) and (word not in ATTRIBUTE_WORDS or all(
-                    any(_same_word(p, a) or p == a for a in asked) for p in parts
+            if any(same_word(p, word) for p in parts) and (word not in ATTRIBUTE_WORDS or all(
+                    any(same_word(p, a) or p == a for a in asked) for p in parts
                     if len(p) > 2 and p != word and not _attribute(p))):
                 return True
         return False

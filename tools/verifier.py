@@ -1,7 +1,9 @@
 """Verifier: repairs the query when its candidates failed, came back empty or scored too low.
 
 That is when every candidate failed, every result was empty, or the judge's best score is under the
-threshold.
+threshold. An accepted result gets the column-choice check instead (:mod:`tools.column_choice`, with
+``generation.column_choice``): a readable look-alike column read for a question word, in a table with opaque
+columns, is put to the model as one multiple-choice question.
 
 Each attempt (at most ``generation.verifier_retries``) runs read-only probes (:mod:`tools.probes`), asks the
 generator for a Query-Plan chain-of-thought repair given the problem and the probe results, guards and
@@ -19,6 +21,7 @@ from core.llm_retry import fallback_allowed
 from prompts import verifier as prompt
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
 from tools.candidate import write_repair
+from tools.column_choice import check_columns
 from tools.execution import execute_candidates, pick_majority, preview_text, rows_result, selection_value
 from tools.judge import judge_groups, reselect
 
@@ -45,7 +48,7 @@ def diagnose(ok: bool, error: str | None, value: dict[str, Any], threshold: floa
 
 
 class VerifySQLTool(Tool[VerifyArgs]):
-    """Verifier step: the judged result unchanged when acceptable (no LLM call), else the repaired one.
+    """Verifier step: the judged result unchanged when acceptable (no LLM call but the column-choice check's), else the repaired one.
 
     ``value["verifier"]`` records ``needed``, the ``problem`` and each attempt (SQL, probes, outcome). When
     every attempt fails, the original result is returned (an error stays an error; an empty result stays
@@ -72,7 +75,14 @@ class VerifySQLTool(Tool[VerifyArgs]):
         gen = ctx.settings.generation
         found = diagnose(args.ok, args.error, args.value, gen.judge_threshold)
         if found is None:
-            return self._unchanged(args, {"needed": False})
+            if not (gen.column_choice and args.ok and fallback_allowed(gen.fallback_budget_s)):
+                return self._unchanged(args, {"needed": False})
+            checked, choice = check_columns(ctx, args.value)
+            kept = {"needed": False, **({"column_choice": choice} if choice else {})}
+            if checked is not None:
+                checked.value["verifier"] = kept
+                return checked
+            return self._unchanged(args, kept)
         sql, problem = found
         value = args.value
         attempts: list[dict[str, Any]] = []

@@ -35,7 +35,7 @@ from sqlglot import exp  # noqa: E402
 
 from agent.confidence import FEATURES, answered, confidence_features  # noqa: E402
 from scripts.fit_confidence import load_records  # noqa: E402
-from tools.question_terms import _name_words, _same_word, reads_opaque_column  # noqa: E402
+from tools.question_terms import name_words, same_word, reads_opaque_column  # noqa: E402
 from tools.reuse_guard import _KIND_PATTERNS, question_kinds, sql_kinds  # noqa: E402
 
 KINDS = ("count", "sum", "avg", "max", "min")
@@ -65,13 +65,13 @@ _STOP = frozenset({"of", "the", "a", "an", "in", "for", "per", "each", "all", "b
 
 def _column_words(tree: exp.Expr) -> list[list[str]]:
     """Per column the SQL reads: the folded words of its name (:func:`tools.question_terms.name_words`)."""
-    return [_name_words(name) for name in {c.name for c in tree.find_all(exp.Column) if c.name}]
+    return [name_words(name) for name in {c.name for c in tree.find_all(exp.Column) if c.name}]
 
 
 def _stored(phrase_end: int, kind_words: list[str], text: str, columns: list[list[str]]) -> bool:
     """True when the kind's phrase names a read column: by a kind word or the phrase's next content word."""
     following = [w for w in _WORD.findall(text[phrase_end:])[:4] if w not in _STOP][:1]
-    return any(_same_word(part, w) for parts in columns for part in parts for w in [*kind_words, *following])
+    return any(same_word(part, w) for parts in columns for part in parts for w in [*kind_words, *following])
 
 
 def unmet_aggregates(question: str, sql: str | None, dialect: str | None = None) -> list[str]:
