@@ -4,17 +4,16 @@ multiple-choice call with stored values, the rewrite to the column picked, and t
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from core.llm import LLMProvider, UsageLog
-from core.settings import CandidateSpec, Settings
+from core.settings import Settings
 from database.connection import Database
 from database.schema_reader import read_schema
 from tests.support.scripted_model import ScriptedChatModel
+from tests.support.sqlite_case import generator_ctx, sqlite_settings
 from tools.base import ToolContext
 from tools.column_choice import LookAlike, choose_column, find_lookalikes, substitute_column
 from tools.execution import execute_candidates, pick_majority, selection_value
@@ -33,17 +32,10 @@ WRONG = "SELECT SPNSR_NM FROM PLYR WHERE PLYR_ID NOT IN (SELECT PLYR_ID FROM PLY
 
 @pytest.fixture()
 def club(tmp_path: Path) -> Settings:
-    path = tmp_path / "club.sqlite"
-    with sqlite3.connect(path) as conn:
-        conn.executescript(CLUB)
-    return Settings(database_url=f"sqlite:///{path}", retrieval={"chroma_path": tmp_path / "chroma"},
-                    local_llm={"auto_start": False}, state_dir=tmp_path / "state",
-                    generation={"candidates_local": CandidateSpec.parse_list("direct,plain")})
+    return sqlite_settings(tmp_path, CLUB, "club")
 
 
-def _ctx(settings: Settings, model: ScriptedChatModel) -> ToolContext:
-    return ToolContext(settings, Database.from_settings(settings), None,  # type: ignore[arg-type]
-                       LLMProvider(settings, {"generator": model}), UsageLog())
+_ctx = generator_ctx
 
 
 def _tables(settings: Settings) -> Any:

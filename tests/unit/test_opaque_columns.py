@@ -12,12 +12,11 @@ from typing import Any
 import pytest
 from langchain_core.messages import BaseMessage
 
-from core.llm import LLMProvider, UsageLog
 from core.settings import CandidateSpec, Settings
-from database.connection import Database
 from database.schema_types import ColumnInfo, TableInfo
 from tests.support.scripted_model import ScriptedChatModel
-from tools.base import ToolCall, ToolContext, ToolResult
+from tests.support.sqlite_case import generator_ctx, sqlite_settings
+from tools.base import ToolCall, ToolResult
 from tools.generation import GenerateSQLTool
 from tools.opaque_columns import HEADER, link_opaque_columns, opaque_columns, render_links, unnamed_terms
 from tools.question_terms import readable_phrases, reads_opaque_column
@@ -38,17 +37,10 @@ def _table(name: str, *columns: str, comments: dict[str, str] | None = None) -> 
 
 @pytest.fixture()
 def heads(tmp_path: Path) -> Settings:
-    path = tmp_path / "heads.sqlite"
-    with sqlite3.connect(path) as conn:
-        conn.executescript(HEADS)
-    return Settings(database_url=f"sqlite:///{path}", retrieval={"chroma_path": tmp_path / "chroma"},
-                    local_llm={"auto_start": False}, state_dir=tmp_path / "state",
-                    generation={"candidates_local": CandidateSpec.parse_list("direct,plain")})
+    return sqlite_settings(tmp_path, HEADS, "heads")
 
 
-def _ctx(settings: Settings, model: ScriptedChatModel) -> ToolContext:
-    return ToolContext(settings, Database.from_settings(settings), None,  # type: ignore[arg-type]
-                       LLMProvider(settings, {"generator": model}), UsageLog())
+_ctx = generator_ctx
 
 
 def test_words_no_readable_name_accounts_for_are_terms() -> None:
