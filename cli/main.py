@@ -40,71 +40,31 @@ def _print_json(data: Any) -> None:
     print(json.dumps(data, indent=2, default=str, ensure_ascii=False))
 
 
-def _id_list(text: str) -> list[str]:
-    """``--ids`` value: comma-separated ids, or ``@FILE`` with one id per line (blank lines ignored)."""
-    if text.startswith("@"):
-        path = Path(text[1:])
-        if not path.is_file():
-            raise argparse.ArgumentTypeError(f"no such file: {path}")
-        parts = path.read_text(encoding="utf-8").split()
-    else:
-        parts = text.split(",")
-    ids = [p.strip() for p in parts if p.strip()]
-    if not ids:
-        raise argparse.ArgumentTypeError("no question id given")
-    return ids
-
-
-def _table(columns: list[str], rows: list[list[Any]], limit: int = 20) -> str:
-    import pandas as pd
-
-    if not columns:
-        return ""
-    frame = pd.DataFrame(rows[:limit], columns=columns)
-    more = f"\n... {len(rows) - limit} more rows" if len(rows) > limit else ""
-    return frame.to_string(index=False) + more
-
-
 def cmd_ask(args: argparse.Namespace) -> int:
     """Answer one question; ``--json`` prints the full outcome (answer, sql, rows, usage, latency)."""
     from agent.graph import build_graph
     from agent.memory import open_checkpointer
     from agent.runner import ask, build_deps
+    from cli.ask import index_on_first_use, print_outcome
     from cli.audit import audit_sink
-    from tools.term_check import TermCheck
 
     settings = _settings(args)
     check_database(settings)
     deps = build_deps(settings)
     deps.audit = audit_sink(settings)  # the executed SQL is audited as users.default_user
+    index_on_first_use(deps)
     graph = build_graph(checkpointer=open_checkpointer(settings)) if args.thread else None
     out = ask(deps, args.question, graph=graph, thread_id=args.thread)
     if args.json:
         _print_json({k: v for k, v in out.to_json().items() if args.verbose or k not in ("trace", "usage")})
     else:
-        print(out.answer)
-        if out.rows and not (len(out.rows) == 1 and len(out.columns) == 1):
-            print(_table(out.columns, out.rows))
-        if out.chart:
-            chart = out.chart
-            print(f"Chart: {chart['kind']} of {chart.get('y') or chart['x']} by {chart['x']} (shown in the app)")
-        if out.sql:
-            print(f"\nSQL: {out.sql}")
-        if out.account:
-            print("What was computed:\n" + "\n".join(f"  {line}" for line in out.account))
-        if out.definitions:
-            print(f"Definitions used: {'; '.join(out.definitions)}")
-        for check in out.term_checks:
-            print(TermCheck(**check).prompt() + " (answer with `nl2sql knowledge` or in the app)")
-        if out.confidence:
-            print(f"Confidence: {out.confidence.level} ({'; '.join(out.confidence.reasons) or 'no signal'})")
-        print(f"\n[{out.status}; {out.latency_s} s; {out.llm_calls} LLM calls; "
-              f"{out.prompt_tokens}+{out.completion_tokens} tokens; plan: {out.plan_source}]")
+        print_outcome(out)
     return 0 if out.status != "error" else 1
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
     """Run one statement through the guarded read-only path (audited as ``users.default_user``)."""
+    from cli.ask import format_table
     from cli.audit import run_sql
 
     res = run_sql(_settings(args), args.statement)
@@ -112,7 +72,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
         _print_json({"ok": res.ok, "sql": res.sql, "columns": res.columns, "rows": res.rows,
                      "truncated": res.truncated, "elapsed_s": res.elapsed_s, "error": res.error})
     elif res.ok:
-        print(_table(list(res.columns), [list(r) for r in res.rows], limit=50))
+        print(format_table(list(res.columns), [list(r) for r in res.rows], limit=50))
         print(f"[{len(res.rows)} rows{' (truncated)' if res.truncated else ''}; {res.elapsed_s:.3f} s]")
     else:
         print(f"Error: {res.error}", file=sys.stderr)
@@ -284,30 +244,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--opaque-only", action="store_true",
                    help="describe only tables and columns whose names say nothing (c14, t_03)")
     p.add_argument("--quiet", action="store_true")
-    p = add("eval", cmd_eval, "evaluate configurations side by side (EX, LLM judge, soft F1, cost, latency)")
-    p.add_argument("--dataset", choices=["demo", "spider", "file"], default="demo",
-                   help="demo gold set, a Spider-format folder, or a CSV/JSONL of question, gold_sql, database_url")
-    p.add_argument("--path", help="Spider folder (dev.json + database/<db_id>/<db_id>.sqlite) or the CSV/JSONL file")
-    p.add_argument("--split", choices=["all", "dev", "test"], default="all",
-                   help="with --dataset demo: the whole gold set, or its fixed dev or test half (eval/demo_split.py)")
-    p.add_argument("--configs", default="with_examples",
-                   help="comma-separated: with_examples, no_examples, no_knowledge, dc_only, qp_only, single_shot, or all")
-    p.add_argument("--limit", type=int, help="first N questions (after --sample)")
-    p.add_argument("--sample", type=int, help="random sample of N questions (with --seed)")
-    p.add_argument("--per-db", type=int, help="at most N questions per database (with --seed; before --sample)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--ids", type=_id_list, help="answer only these question ids of the selection (comma-separated "
-                   "or @FILE, one per line); the few-shot split stays the whole selection's")
-    p.add_argument("--out", default="eval/runs/latest", help="run directory (resumes what is already there)")
-    p.add_argument("--workers", type=int, default=1, help="questions answered in parallel")
-    p.add_argument("--llm-judge", action=argparse.BooleanOptionalAction, default=True,
-                   help="LLM-as-judge metric (called only when EX cannot decide)")
-    p.add_argument("--judge-model", help="model of the evaluation judge (default: the judge role's)")
-    p.add_argument("--judge-base-url", help="endpoint of the evaluation judge")
-    p.add_argument("--examples-per-db", type=int, default=40, help="few-shot examples per database (disjoint split)")
-    p.add_argument("--chroma", help="Chroma folder of the evaluation (default: <state_dir>/eval/chroma)")
-    p.add_argument("--langsmith", action="store_true",
-                   help="upload dataset and experiments to LangSmith (needs LANGSMITH_API_KEY)")
+    from cli.eval import add_parser as add_eval_parser
+
+    add_eval_parser(sub, common, cmd_eval)
     p = add("eval-report", cmd_eval_report, "rebuild summary.json, report.md and report.html of a run directory")
     p.add_argument("run_dir")
     p = add("eval-learning", cmd_eval_learning,

@@ -1,0 +1,54 @@
+"""``nl2sql ask``'s first-use indexing and terminal output (real SQLite and Chroma in temp dirs, no model)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.context import AgentDeps
+from agent.outcome import Outcome
+from agent.runner import build_deps
+from cli.ask import format_table, index_on_first_use, print_outcome
+from core.settings import Settings
+from retrieval.embeddings import OfflineMiniLM
+from retrieval.hybrid import load_catalog
+from retrieval.store import ChromaStore
+
+
+def _deps(settings: Settings, store: ChromaStore) -> AgentDeps:
+    return build_deps(settings, store=store, start_local_llm=False)
+
+
+def test_an_unindexed_database_is_indexed_once(shop_settings: Settings, embedding_function: OfflineMiniLM,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    store = ChromaStore(shop_settings.retrieval.chroma_path, embedding_function)
+    try:
+        deps = _deps(shop_settings, store)
+        assert load_catalog(store, deps.db.key) is None
+        assert index_on_first_use(deps) is True
+        catalog = load_catalog(store, deps.db.key)
+        assert catalog is not None and {"customers", "orders"} <= {t.lower() for t in catalog.names}
+        assert "Indexing" in capsys.readouterr().err
+        assert index_on_first_use(deps) is False  # indexed already: nothing to do, nothing printed
+        assert capsys.readouterr().err == ""
+    finally:
+        store.close()
+
+
+def test_an_indexed_database_is_left_alone(shop_settings: Settings, shop_store: ChromaStore,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    assert index_on_first_use(_deps(shop_settings, shop_store), quiet=True) is False
+    assert capsys.readouterr().err == ""
+
+
+def test_table_is_capped_with_a_count_of_the_rest() -> None:
+    text = format_table(["name", "total"], [[f"n{i}", i] for i in range(25)], limit=20)
+    assert "n19" in text and "n20" not in text and text.endswith("... 5 more rows")
+    assert format_table([], []) == ""
+
+
+def test_outcome_prints_answer_table_and_sql(capsys: pytest.CaptureFixture[str]) -> None:
+    out = Outcome(question="q", answer="Two customers.", status="ok", sql="SELECT name FROM customers",
+                  columns=["name"], rows=[["Ada"], ["Bo"]])
+    print_outcome(out)
+    text = capsys.readouterr().out
+    assert text.startswith("Two customers.") and "Ada" in text and "SQL: SELECT name FROM customers" in text
