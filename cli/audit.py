@@ -12,7 +12,8 @@ from datetime import datetime
 from typing import Any
 
 from core.settings import Settings
-from database.connection import Database, QueryResult
+from database.connection import Database
+from database.results import QueryResult
 from records.audit import AuditLog
 from records.paths import audit_path
 from tools.audit import AuditSink, audit_scope, run_audited

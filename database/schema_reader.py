@@ -19,10 +19,11 @@ from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.types import NullType
 from sqlglot.dialects.dialect import Dialect
 
-from database.connection import Database, format_cell
+from database.connection import Database
 from database.descriptions import load_enriched, load_metadata, merge_enriched, merge_metadata
 from database.masking import mask_table
 from database.profiling import attach_profiles
+from database.results import format_cell
 from database.schema_types import ColumnInfo, ForeignKey, TableInfo
 
 _RESERVED = frozenset({  # quoted in DDL: reserved (or risky) in at least one supported dialect

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from core.llm import LLMError, LLMProvider, UsageLog, chat, invoke_structured
-from database.connection import format_cell
+from database.results import format_cell
 from prompts import eval_judge as prompt
 
 PREVIEW_ROWS = 20

@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from core.llm import chat
-from database.connection import format_cell
+from database.results import format_cell
 from database.schema_reader import format_sample_rows
 from database.schema_types import ColumnInfo, TableInfo
 from knowledge.abbreviations import expand_name

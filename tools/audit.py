@@ -17,7 +17,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from database.connection import Database, QueryResult
+from database.connection import Database
+from database.results import QueryResult
 
 log = logging.getLogger(__name__)
 

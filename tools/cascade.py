@@ -15,7 +15,7 @@ from typing import Any
 
 from core.llm_retry import fallback_allowed
 from core.settings import CandidateSpec
-from database.connection import QueryResult
+from database.results import QueryResult
 from rewrites.literals import degenerate
 from rewrites.pipeline import rescued_by, run_phase
 from tools.base import ToolContext

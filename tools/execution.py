@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from database.connection import QueryResult
+from database.results import QueryResult
 from rewrites.simplify import complexity
 from tools.audit import run_audited
 from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from core.llm import LLMError, chat, invoke_structured
-from database.connection import format_cell
+from database.results import format_cell
 from prompts import organizer as prompt
 from tools.base import ToolContext
 

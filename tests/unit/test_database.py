@@ -13,8 +13,9 @@ import pytest
 
 import database.connection as database_module
 from core.settings import Settings
-from database.connection import Database, QueryResult, format_cell, to_jsonable
+from database.connection import Database
 from database.guard import GuardResult
+from database.results import QueryResult, format_cell, to_jsonable
 
 LONG_QUERY = (
     "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"

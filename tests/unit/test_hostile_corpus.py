@@ -24,8 +24,9 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from core.settings import PROJECT_ROOT, Settings
-from database.connection import Database, QueryResult
+from database.connection import Database
 from database.guard import MAX_ERROR_CHARS, GuardResult, guard_sql
+from database.results import QueryResult
 from tests.unit.hostile_corpus import Hostile, corpus
 
 CHINOOK = PROJECT_ROOT / "data" / "chinook" / "Chinook_Sqlite.sqlite"

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from database.connection import Database, QueryResult
+from database.connection import Database
 from database.profiling import aggregate_query, profile_table, top_values_query
+from database.results import QueryResult
 from database.schema_reader import read_schema
 from database.schema_types import ColumnInfo, ColumnProfile, TableInfo
 from retrieval.documents import profile_hint, schema_document

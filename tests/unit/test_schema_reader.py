@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from database.connection import Database, QueryResult
+from database.connection import Database
+from database.results import QueryResult
 from database.schema_reader import (
     _ORACLE_QUERIES,
     date_column,
