@@ -9,6 +9,11 @@ Its coefficients and the two level thresholds are fitted on evaluation records (
 ``scripts/fit_confidence.py`` and shipped as ``agent/confidence_model.json``; the runtime is plain arithmetic
 (no scikit-learn).
 
+Some signals cap the level at likely whatever the score (the model's ``hold_back``): an open term check, a
+result of one NULL/0 row, and a column read whose name says nothing and that has no description (``c14``; what it
+holds was guessed from its values). On the abbreviated wide copies such answers marked verified were right 6 times
+in 8 (2026-12-05, two recorded runs), against 32 in 34 for verified answers reading only readable columns.
+
 Only answers get a confidence: an ``error`` outcome, a clarification, a follow-up question or a refusal has
 none (:func:`assess` returns None), since there is no result to be right or wrong.
 """
@@ -42,7 +47,7 @@ LONG_RESULT = 20
 FEATURES = ("agreement", "ran", "all_agreed", "majority", "no_majority", "single_ran", "failed", "rescued",
             "repaired", "verifier_needed", "verifier_repaired", "judge_called", "judge_score", "empty",
             "degenerate", "rows_log", "rewrites", "term_checks", "approved", "plan_fallback", "joins", "set_ops",
-            "subqueries")
+            "subqueries", "guessed_columns")
 """Names of :func:`confidence_features`, in a fixed order."""
 
 
@@ -106,7 +111,8 @@ def sql_shape(sql: str | None) -> dict[str, float]:
 
 
 _READ = ("sql", "pred_sql", "status", "kind", "agreement", "candidates", "judge", "judge_called", "verifier",
-         "verifier_needed", "verifier_repaired", "usage", "rows", "term_checks", "plan_source", "confidence")
+         "verifier_needed", "verifier_repaired", "usage", "rows", "term_checks", "plan_source", "confidence",
+         "guessed_columns")
 """The keys (outcome fields, record keys) the features read."""
 
 
@@ -135,11 +141,11 @@ def confidence_features(source: Mapping[str, Any] | BaseModel) -> dict[str, floa
     ``pred_sql``, ``verifier_needed``/``verifier_repaired`` and the features stored in its ``confidence``;
     ``judge_called`` is a judge call among the LLM calls (``usage``). A record without a stored
     ``confidence`` (written before it existed) has 0 for the signals only an outcome holds (``judge_score``,
-    ``degenerate``, ``term_checks``). Counts are plain numbers, the rest 0/1 except ``agreement`` (0..1)
-    and ``judge_score`` (the judge's best score, 0..1; 0 without a judge call). The chosen candidate is the
-    first that ran with the answer's SQL (its strategy and fired rewrite steps count); ``ran`` counts the
-    candidates with status ok or empty, ``failed`` those with error or invalid. ``rows_log`` is ln(1 + the
-    chosen candidate's row count) (0 when unknown): the longer the list, the more room for a row nobody asked for
+    ``degenerate``, ``term_checks``), and one written before 2026-12-05 has 0 ``guessed_columns``. Counts are
+    plain numbers, the rest 0/1 except ``agreement`` (0..1) and ``judge_score`` (the judge's best score, 0..1;
+    0 without a judge call). The chosen candidate is the first that ran with the answer's SQL (its strategy and
+    fired rewrite steps count); ``ran`` counts the candidates with status ok or empty, ``failed`` those with
+    error or invalid. ``rows_log`` is ln(1 + the chosen candidate's row count) (0 when unknown): the longer the list, the more room for a row nobody asked for
     or a missing one (on the development records its weight is negative on every set).
     """
     data = _data(source)
@@ -178,6 +184,7 @@ def confidence_features(source: Mapping[str, Any] | BaseModel) -> dict[str, floa
         "approved": float(strategy == "approved"),
         "plan_fallback": float(data.get("plan_source") == "fallback"),
         **sql_shape(sql),
+        "guessed_columns": float(len(data.get("guessed_columns") or [])),
     }
     stored = (data.get("confidence") or {}).get("features") if record else None
     if stored:
@@ -232,6 +239,12 @@ def reasons(features: Mapping[str, float]) -> list[str]:
     terms = int(features.get("term_checks", 0))
     if terms:
         out.append(f"{_plural(terms, 'question word matches', 'question words match')} no documented column")
+    guessed = int(features.get("guessed_columns", 0))
+    if guessed:
+        one = guessed == 1
+        out.append(f"the SQL reads {_plural(guessed, 'column', 'columns')} whose name says nothing and that "
+                   f"{'has' if one else 'have'} no description: what {'it holds' if one else 'they hold'} was "
+                   "guessed from stored values")
     joins = int(features.get("joins", 0))
     if joins:
         out.append(f"the SQL joins {joins + 1} tables")

@@ -65,6 +65,10 @@ class Outcome(BaseModel):
     column_links: list[dict[str, Any]] = Field(
         default_factory=list, description="Question words the model linked to columns whose names say nothing "
         "(``{term, table, column}``, tools.opaque_columns), shown to the candidates as hints.")
+    guessed_columns: list[str] = Field(
+        default_factory=list, description="``TABLE.column`` of the columns the executed SQL reads whose names say "
+        "nothing (``c14``) and that have no description: what they hold was guessed from their stored values "
+        "(tools.opaque_columns.guessed_columns).")
     definitions: list[str] = Field(
         default_factory=list,
         description="Names of the business definitions (knowledge records) shown to the generator that the SQL "
@@ -118,11 +122,11 @@ class Outcome(BaseModel):
     @classmethod
     def from_state(cls, final: AgentState, *, database: str, started: float, question: str,
                    thread_id: str | None, run_id: str, dialect: str = "",
-                   descriptions: Mapping[str, str] | None = None) -> Outcome:
+                   descriptions: Mapping[str, str] | None = None, guessed: list[str] | None = None) -> Outcome:
         """The outcome of a finished graph run (``final`` is its last state); see :func:`agent.runner.ask`.
 
         ``dialect`` (sqlglot name of the database's SQL) and ``descriptions`` (short table descriptions by
-        table name) are for the :attr:`account` of the executed SQL.
+        table name) are for the :attr:`account` of the executed SQL; ``guessed`` is :attr:`guessed_columns`.
         """
         answer = final.get("answer")
         if answer is None:
@@ -139,6 +143,7 @@ class Outcome(BaseModel):
                         for o in last.get("outcomes", [])],
             judge=last.get("judge"), verifier=last.get("verifier"), agreement=agreement(last),
             definitions=_definitions(final, answer.sql or ""), column_links=_column_links(final),
+            guessed_columns=list(guessed or []) if answer.status != "error" else [],
             account=_account(final, answer.sql, dialect, descriptions) if answer.status != "error" else [],
             llm_calls=len(usage),
             prompt_tokens=sum(u.get("prompt_tokens", 0) for u in usage),

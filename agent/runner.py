@@ -24,6 +24,7 @@ from retrieval.hybrid import load_catalog
 from retrieval.store import ChromaStore, VectorStore
 from retrieval.store_factory import open_store as open_settings_store
 from tools.audit import audit_scope
+from tools.opaque_columns import guessed_columns
 from tools.registry import default_registry
 
 MAX_QUESTION_CHARS = 2000
@@ -145,9 +146,11 @@ def ask(
         return Outcome.failure(f"The question could not be answered: {reason}", question=question,
                                database=deps.db.key, thread_id=thread_id, run_id=run_id, started=started)
     answer = final.get("answer")
+    sql = answer.sql if answer is not None else None
     return Outcome.from_state(final, database=deps.db.key, started=started, question=question.strip(),
                               thread_id=thread_id, run_id=run_id, dialect=deps.db.dialect,
-                              descriptions=table_descriptions(deps) if answer is not None and answer.sql else None)
+                              descriptions=table_descriptions(deps) if sql else None,
+                              guessed=guessed_columns(deps.db, deps.settings.knowledge.use_drafts, sql) if sql else None)
 
 
 def table_descriptions(deps: AgentDeps) -> dict[str, str]:

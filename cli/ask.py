@@ -66,5 +66,7 @@ def print_outcome(out: Outcome) -> None:
         print(TermCheck(**check).prompt() + " (answer with `nl2sql knowledge` or in the app)")
     if out.confidence:
         print(f"Confidence: {out.confidence.level} ({'; '.join(out.confidence.reasons) or 'no signal'})")
+    if out.guessed_columns:
+        print(f"Guessed from stored values (no name or description): {', '.join(out.guessed_columns)}")
     print(f"\n[{out.status}; {out.latency_s} s; {out.llm_calls} LLM calls; "
           f"{out.prompt_tokens}+{out.completion_tokens} tokens; plan: {out.plan_source}]")

@@ -79,6 +79,7 @@ def run_keys(outcome: Outcome, settings: Settings) -> dict[str, Any]:
         "plan_source": outcome.plan_source, "candidates": outcome.candidates,
         "judge_called": any(u.get("role") == "judge" for u in usage), "agreement": outcome.agreement,
         "column_links": outcome.column_links,
+        "guessed_columns": outcome.guessed_columns,
         **confidence_keys(outcome),
         "verifier_needed": bool((outcome.verifier or {}).get("needed")),
         "verifier_repaired": bool((outcome.verifier or {}).get("repaired")),

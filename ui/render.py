@@ -109,6 +109,10 @@ def confidence_badge(out: Outcome) -> None:
              help=f"Estimated chance the result is right: {conf.score:.0%}")
     if conf.reasons:
         st.caption("Confidence: " + "; ".join(plain_markdown(r) for r in conf.reasons))
+    if out.guessed_columns:
+        st.caption("Read by guess from stored values (no name or description says what they hold): "
+                   + ", ".join(f"`{ref}`" for ref in out.guessed_columns)
+                   + ". A description approved in the developer panel's Onboarding review replaces the guess.")
 
 
 def other_readings(out: Outcome, limit: int = 2) -> list[str]:

@@ -235,3 +235,26 @@ def test_follow_up_reply_completes_the_pending_question(app_env: Settings) -> No
     assert [t.kind for t in turns] == ["follow_up", "answer"] and turns[1].sql
     plan = next(t for t in turns[1].trace if t.get("node") == "plan")
     assert plan["completed_question"] == "What were the sales in Brazil? (in 2024)"
+
+
+def _badge_script() -> None:
+    from agent.confidence import assess
+    from agent.outcome import Outcome
+    from ui.render import confidence_badge
+
+    sql = "SELECT NM FROM EDTR ORDER BY c7 LIMIT 1"
+    out = Outcome(answer="Marek Siudym", status="ok", sql=sql, columns=["NM"], rows=[["Marek Siudym"]],
+                  candidates=[{"strategy": "direct", "status": "ok", "sql": sql, "row_count": 1},
+                              {"strategy": "plain", "status": "ok", "sql": sql, "row_count": 1}],
+                  agreement=1.0, guessed_columns=["EDTR.c7"])
+    out.confidence = assess(out)
+    confidence_badge(out)
+
+
+def test_a_guessed_column_is_named_under_the_answer() -> None:
+    at = AppTest.from_function(_badge_script, default_timeout=30).run()
+    assert not at.exception, at.exception
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("Read by guess from stored values") and "`EDTR.c7`" in c for c in captions), captions
+    assert any("name says nothing" in c for c in captions)
+    assert not any(m.value.startswith(":green-badge[") for m in at.markdown)  # never verified

@@ -228,3 +228,17 @@ def test_an_unsure_answer_offers_the_other_candidates_sql() -> None:
     assert other_readings(out) == [OTHER, "SELECT 3"]  # each SQL once, not the answer's, at most two
     out.confidence = Confidence(score=0.7, level="likely")
     assert other_readings(out) == []
+
+
+def test_a_column_guessed_from_its_values_keeps_an_answer_below_verified() -> None:
+    shipped = load_model()
+    assert "guessed_columns" in shipped.hold_back
+    strong = _outcome(agreement=1.0, candidates=[
+        {"strategy": "direct", "status": "ok", "sql": SQL}, {"strategy": "plain", "status": "ok", "sql": SQL}],
+        usage=[], verifier=None)
+    plain = confidence_features(strong)
+    guessed = confidence_features(strong.model_copy(update={"guessed_columns": ["EDTR.c7"]}))
+    assert plain["guessed_columns"] == 0.0 and guessed["guessed_columns"] == 1.0
+    assert shipped.level(0.99, plain) == "verified" and shipped.level(0.99, guessed) == "likely"
+    assert any("name says nothing" in r and "guessed from stored values" in r for r in reasons(guessed))
+    assert not any("name says nothing" in r for r in reasons(plain))
