@@ -35,7 +35,7 @@ from sqlglot import exp  # noqa: E402
 
 from agent.confidence import FEATURES, answered, confidence_features  # noqa: E402
 from scripts.fit_confidence import load_records  # noqa: E402
-from tools.question_terms import name_words, same_word, reads_opaque_column  # noqa: E402
+from tools.question_terms import name_words, reads_opaque_column, same_word  # noqa: E402
 from tools.reuse_guard import _KIND_PATTERNS, question_kinds, sql_kinds  # noqa: E402
 
 KINDS = ("count", "sum", "avg", "max", "min")
