@@ -18,6 +18,7 @@ from agent.outcome import Outcome
 from agent.runner import ask
 from records.runs import new_thread_id
 from ui import identity, services
+from ui.knowledge import index_if_missing
 from ui.messages import explain
 from ui.render import feedback_widget, show_turn
 
@@ -133,6 +134,11 @@ def chat_page() -> None:
         deps, graph = services.load_agent()
     except Exception as exc:  # setup problems (model, database, index) are explained, not raised
         st.error(f"The assistant could not start: {explain(f'{type(exc).__name__}: {exc}', cfg)}")
+        st.stop()
+    try:
+        index_if_missing(deps)
+    except Exception as exc:  # an index that cannot be built is explained, not raised
+        st.error(f"The database could not be indexed: {explain(f'{type(exc).__name__}: {exc}', cfg)}")
         st.stop()
     st.caption(f"Database `{deps.db.key}` · generator `{cfg.generator.model}` ({cfg.generation_profile()} profile)")
     warning = cfg.profile_warning()

@@ -24,6 +24,7 @@ from records.review import (
     set_feedback_status,
 )
 from records.review_order import VERIFIED_WRONG, order_review_queue, review_marker
+from retrieval.hybrid import load_catalog
 from retrieval.indexing import index_database, load_examples
 from retrieval.store import COLLECTIONS, EXAMPLES_INDEX, Hit, db_filter
 from ui import services
@@ -179,6 +180,24 @@ class StreamlitBar:
         """Advance by ``n`` documents."""
         self.n += n
         self.widget.progress(min(1.0, self.n / max(1, self.total)), text=f"{self.label}: {self.n}/{self.total}")
+
+
+def index_if_missing(deps: AgentDeps) -> bool:
+    """Index ``deps.db`` with a progress bar when it has no index yet (a database's first visit); True when it did.
+
+    The same index as the Rebuild button (the settings' examples, the approved feedback). Raises what
+    :func:`retrieval.indexing.index_database` raises.
+    """
+    if load_catalog(deps.store, deps.db.key) is not None:
+        return False
+    path = deps.settings.resolved_examples_path()
+    bar = StreamlitBar(f"Indexing {deps.db.key} for its first question")
+    with st.spinner("First question on this database: reading the schema, embedding documents and values..."):
+        index_database(deps.db, deps.store, deps.settings, progress=False, bar=bar,
+                       examples=load_examples(path) if path else None,
+                       feedback=services.feedback_store().approved_examples(deps.db.key))
+    bar.widget.empty()
+    return True
 
 
 def indexes_tab(deps: AgentDeps) -> None:
