@@ -25,7 +25,7 @@ from records.review import (
 )
 from records.review_order import VERIFIED_WRONG, order_review_queue, review_marker
 from retrieval.hybrid import load_catalog
-from retrieval.indexing import index_database, load_examples
+from retrieval.indexing import IndexReport, index_database, load_examples
 from retrieval.store import COLLECTIONS, EXAMPLES_INDEX, Hit, db_filter
 from ui import services
 
@@ -182,20 +182,26 @@ class StreamlitBar:
         self.widget.progress(min(1.0, self.n / max(1, self.total)), text=f"{self.label}: {self.n}/{self.total}")
 
 
+def _index_with_bar(deps: AgentDeps, label: str, note: str) -> tuple[IndexReport, StreamlitBar]:
+    """Index ``deps.db`` (the settings' examples, the approved feedback) under a progress bar captioned ``label``."""
+    path = deps.settings.resolved_examples_path()
+    bar = StreamlitBar(label)
+    with st.spinner(note):
+        report = index_database(deps.db, deps.store, deps.settings, progress=False, bar=bar,
+                                examples=load_examples(path) if path else None,
+                                feedback=services.feedback_store().approved_examples(deps.db.key))
+    return report, bar
+
+
 def index_if_missing(deps: AgentDeps) -> bool:
     """Index ``deps.db`` with a progress bar when it has no index yet (a database's first visit); True when it did.
 
-    The same index as the Rebuild button (the settings' examples, the approved feedback). Raises what
-    :func:`retrieval.indexing.index_database` raises.
+    The same index as the Rebuild button. Raises what :func:`retrieval.indexing.index_database` raises.
     """
     if load_catalog(deps.store, deps.db.key) is not None:
         return False
-    path = deps.settings.resolved_examples_path()
-    bar = StreamlitBar(f"Indexing {deps.db.key} for its first question")
-    with st.spinner("First question on this database: reading the schema, embedding documents and values..."):
-        index_database(deps.db, deps.store, deps.settings, progress=False, bar=bar,
-                       examples=load_examples(path) if path else None,
-                       feedback=services.feedback_store().approved_examples(deps.db.key))
+    _, bar = _index_with_bar(deps, f"Indexing {deps.db.key} for its first question",
+                             "First question on this database: reading the schema, embedding documents and values...")
     bar.widget.empty()
     return True
 
@@ -206,12 +212,8 @@ def indexes_tab(deps: AgentDeps) -> None:
     st.dataframe(pd.DataFrame([{"collection": c, "records": deps.store.count(c, where)} for c in COLLECTIONS]),
                  hide_index=True)
     if st.button("Rebuild indexes", icon=":material/refresh:"):
-        path = deps.settings.resolved_examples_path()
-        bar = StreamlitBar(f"Indexing {deps.db.key}")
-        with st.spinner("Reading the schema, embedding documents and values..."):
-            report = index_database(deps.db, deps.store, deps.settings, progress=False, bar=bar,
-                                    examples=load_examples(path) if path else None,
-                                    feedback=services.feedback_store().approved_examples(deps.db.key))
+        report, bar = _index_with_bar(deps, f"Indexing {deps.db.key}",
+                                      "Reading the schema, embedding documents and values...")
         bar.widget.progress(1.0, text="Done")
         st.success(report.summary())
         services.reset_agents()

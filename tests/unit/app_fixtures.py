@@ -4,6 +4,7 @@ scripted-model agent factory injected into :mod:`ui.services`."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -36,17 +37,27 @@ def fake_models() -> dict[str, ScriptedChatModel]:
             "organizer": ScriptedChatModel(replies=[{"text": "The result is shown."}])}
 
 
+@contextmanager
+def app_environment(monkeypatch: pytest.MonkeyPatch, settings: Settings, store: ChromaStore) -> Iterator[Settings]:
+    """The app's environment over ``settings`` (database, state dir, Chroma folder) with scripted models on
+    ``store``; the agent and record-store caches are reset on entry and exit."""
+    monkeypatch.setenv("NL2SQL_DATABASE_URL", settings.database_url)
+    monkeypatch.setenv("NL2SQL_STATE_DIR", str(settings.state_dir))
+    monkeypatch.setenv("NL2SQL_RETRIEVAL__CHROMA_PATH", str(settings.retrieval.chroma_path))
+    monkeypatch.setenv("NL2SQL_LOCAL_LLM__AUTO_START", "false")
+    services.set_deps_factory(lambda cfg: build_deps(cfg, llm_overrides=fake_models(), store=store))
+    services.reset_agents()
+    services.clear_stores()
+    try:
+        yield settings
+    finally:
+        services.set_deps_factory(None)
+        services.reset_agents()
+        services.clear_stores()
+
+
 @pytest.fixture()
 def app_env(monkeypatch: pytest.MonkeyPatch, shop_settings: Settings, shop_store: ChromaStore) -> Iterator[Settings]:
     """Environment for the app (temp state dir, shop database) and the scripted agent factory."""
-    monkeypatch.setenv("NL2SQL_DATABASE_URL", shop_settings.database_url)
-    monkeypatch.setenv("NL2SQL_STATE_DIR", str(shop_settings.state_dir))
-    monkeypatch.setenv("NL2SQL_RETRIEVAL__CHROMA_PATH", str(shop_settings.retrieval.chroma_path))
-    monkeypatch.setenv("NL2SQL_LOCAL_LLM__AUTO_START", "false")
-    services.set_deps_factory(lambda cfg: build_deps(cfg, llm_overrides=fake_models(), store=shop_store))
-    services.reset_agents()
-    services.clear_stores()
-    yield shop_settings
-    services.set_deps_factory(None)
-    services.reset_agents()
-    services.clear_stores()
+    with app_environment(monkeypatch, shop_settings, shop_store) as settings:
+        yield settings

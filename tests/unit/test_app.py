@@ -263,27 +263,16 @@ def test_a_guessed_column_is_named_under_the_answer() -> None:
 
 def test_a_database_without_an_index_is_indexed_on_its_first_visit(
         monkeypatch: pytest.MonkeyPatch, shop_settings: Settings, embedding_function: OfflineMiniLM) -> None:
-    from agent.runner import build_deps
     from retrieval.hybrid import load_catalog
-    from tests.unit.app_fixtures import fake_models
-    from ui import services
+    from tests.unit.app_fixtures import app_environment
 
     store = ChromaStore(shop_settings.retrieval.chroma_path, embedding_function)  # empty: never indexed
-    monkeypatch.setenv("NL2SQL_DATABASE_URL", shop_settings.database_url)
-    monkeypatch.setenv("NL2SQL_STATE_DIR", str(shop_settings.state_dir))
-    monkeypatch.setenv("NL2SQL_RETRIEVAL__CHROMA_PATH", str(shop_settings.retrieval.chroma_path))
-    monkeypatch.setenv("NL2SQL_LOCAL_LLM__AUTO_START", "false")
-    services.set_deps_factory(lambda cfg: build_deps(cfg, llm_overrides=fake_models(), store=store))
-    services.reset_agents()
-    services.clear_stores()
     try:
-        at = AppTest.from_file(APP, default_timeout=60).run()
-        assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
-        assert load_catalog(store, "shop") is not None
-        ask(at, "How many customers are from Brazil?")
-        assert any(m.value == "N: 2" for m in at.markdown)
+        with app_environment(monkeypatch, shop_settings, store):
+            at = AppTest.from_file(APP, default_timeout=60).run()
+            assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
+            assert load_catalog(store, "shop") is not None
+            ask(at, "How many customers are from Brazil?")
+            assert any(m.value == "N: 2" for m in at.markdown)
     finally:
-        services.set_deps_factory(None)
-        services.reset_agents()
-        services.clear_stores()
         store.close()
