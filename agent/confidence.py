@@ -11,8 +11,11 @@ Its coefficients and the two level thresholds are fitted on evaluation records (
 
 Some signals cap the level at likely whatever the score (the model's ``hold_back``): an open term check, a
 result of one NULL/0 row, and a column read whose name says nothing and that has no description (``c14``; what it
-holds was guessed from its values). On the abbreviated wide copies such answers marked verified were right 6 times
-in 8 (2026-12-05, two recorded runs), against 32 in 34 for verified answers reading only readable columns.
+holds was guessed from its values), or question words no readable column of the tables read accounts for while
+the SQL reads none of those tables' such columns (it may have missed what was asked; tools.opaque_reads). On the
+abbreviated wide copies (2026-12-05, recorded runs) verified answers of the first kind were right 6 times in 8;
+holding back the second kind as well took the verified answers of three runs (331 answers) from 41 right in 45
+to 30 in 30.
 
 Only answers get a confidence: an ``error`` outcome, a clarification, a follow-up question or a refusal has
 none (:func:`assess` returns None), since there is no result to be right or wrong.
@@ -47,7 +50,7 @@ LONG_RESULT = 20
 FEATURES = ("agreement", "ran", "all_agreed", "majority", "no_majority", "single_ran", "failed", "rescued",
             "repaired", "verifier_needed", "verifier_repaired", "judge_called", "judge_score", "empty",
             "degenerate", "rows_log", "rewrites", "term_checks", "approved", "plan_fallback", "joins", "set_ops",
-            "subqueries", "guessed_columns")
+            "subqueries", "guessed_columns", "unread_terms")
 """Names of :func:`confidence_features`, in a fixed order."""
 
 
@@ -112,7 +115,7 @@ def sql_shape(sql: str | None) -> dict[str, float]:
 
 _READ = ("sql", "pred_sql", "status", "kind", "agreement", "candidates", "judge", "judge_called", "verifier",
          "verifier_needed", "verifier_repaired", "usage", "rows", "term_checks", "plan_source", "confidence",
-         "guessed_columns")
+         "guessed_columns", "unread_terms", "unread_columns")
 """The keys (outcome fields, record keys) the features read."""
 
 
@@ -141,7 +144,8 @@ def confidence_features(source: Mapping[str, Any] | BaseModel) -> dict[str, floa
     ``pred_sql``, ``verifier_needed``/``verifier_repaired`` and the features stored in its ``confidence``;
     ``judge_called`` is a judge call among the LLM calls (``usage``). A record without a stored
     ``confidence`` (written before it existed) has 0 for the signals only an outcome holds (``judge_score``,
-    ``degenerate``, ``term_checks``), and one written before 2026-12-05 has 0 ``guessed_columns``. Counts are
+    ``degenerate``, ``term_checks``), and one written before 2026-12-05 has 0 ``guessed_columns`` and
+    ``unread_terms``. Counts are
     plain numbers, the rest 0/1 except ``agreement`` (0..1) and ``judge_score`` (the judge's best score, 0..1;
     0 without a judge call). The chosen candidate is the first that ran with the answer's SQL (its strategy and
     fired rewrite steps count); ``ran`` counts the candidates with status ok or empty, ``failed`` those with
@@ -185,6 +189,7 @@ def confidence_features(source: Mapping[str, Any] | BaseModel) -> dict[str, floa
         "plan_fallback": float(data.get("plan_source") == "fallback"),
         **sql_shape(sql),
         "guessed_columns": float(len(data.get("guessed_columns") or [])),
+        "unread_terms": float(len(data.get("unread_terms") or [])),
     }
     stored = (data.get("confidence") or {}).get("features") if record else None
     if stored:
@@ -245,6 +250,11 @@ def reasons(features: Mapping[str, float]) -> list[str]:
         out.append(f"the SQL reads {_plural(guessed, 'column', 'columns')} whose name says nothing and that "
                    f"{'has' if one else 'have'} no description: what {'it holds' if one else 'they hold'} was "
                    "guessed from stored values")
+    unread = int(features.get("unread_terms", 0))
+    if unread:
+        out.append(f"{_plural(unread, 'word', 'words')} of the question {'has' if unread == 1 else 'have'} no "
+                   "readable column in the tables read, and the SQL reads none of their columns whose names say "
+                   "nothing: it may have missed what was asked")
     joins = int(features.get("joins", 0))
     if joins:
         out.append(f"the SQL joins {joins + 1} tables")

@@ -13,6 +13,7 @@ from agent.confidence import Confidence, assess
 from agent.state import AgentState
 from knowledge.lookup import cited
 from knowledge.records import KnowledgeRecord
+from tools.opaque_reads import UnreadTerms
 from tools.sql_account import describe_sql
 
 Status = Literal["ok", "empty", "error"]
@@ -68,7 +69,13 @@ class Outcome(BaseModel):
     guessed_columns: list[str] = Field(
         default_factory=list, description="``TABLE.column`` of the columns the executed SQL reads whose names say "
         "nothing (``c14``) and that have no description: what they hold was guessed from their stored values "
-        "(tools.opaque_columns.guessed_columns).")
+        "(tools.opaque_reads.guessed_columns).")
+    unread_terms: list[str] = Field(
+        default_factory=list, description="Question words no readable name of the tables read accounts for, when "
+        "those tables have columns whose names say nothing and no description and the SQL reads none of them: "
+        "the answer may have missed what was asked (tools.opaque_reads.unread_terms).")
+    unread_columns: list[str] = Field(
+        default_factory=list, description="``TABLE.column`` of those unread columns (with :attr:`unread_terms`).")
     definitions: list[str] = Field(
         default_factory=list,
         description="Names of the business definitions (knowledge records) shown to the generator that the SQL "
@@ -122,11 +129,13 @@ class Outcome(BaseModel):
     @classmethod
     def from_state(cls, final: AgentState, *, database: str, started: float, question: str,
                    thread_id: str | None, run_id: str, dialect: str = "",
-                   descriptions: Mapping[str, str] | None = None, guessed: list[str] | None = None) -> Outcome:
+                   descriptions: Mapping[str, str] | None = None, guessed: list[str] | None = None,
+                   unread: UnreadTerms | None = None) -> Outcome:
         """The outcome of a finished graph run (``final`` is its last state); see :func:`agent.runner.ask`.
 
         ``dialect`` (sqlglot name of the database's SQL) and ``descriptions`` (short table descriptions by
-        table name) are for the :attr:`account` of the executed SQL; ``guessed`` is :attr:`guessed_columns`.
+        table name) are for the :attr:`account` of the executed SQL; ``guessed`` is :attr:`guessed_columns`, ``unread`` gives :attr:`unread_terms` and
+        :attr:`unread_columns`.
         """
         answer = final.get("answer")
         if answer is None:
@@ -144,6 +153,8 @@ class Outcome(BaseModel):
             judge=last.get("judge"), verifier=last.get("verifier"), agreement=agreement(last),
             definitions=_definitions(final, answer.sql or ""), column_links=_column_links(final),
             guessed_columns=list(guessed or []) if answer.status != "error" else [],
+            unread_terms=list(unread.terms) if unread and answer.status != "error" else [],
+            unread_columns=list(unread.columns) if unread and answer.status != "error" else [],
             account=_account(final, answer.sql, dialect, descriptions) if answer.status != "error" else [],
             llm_calls=len(usage),
             prompt_tokens=sum(u.get("prompt_tokens", 0) for u in usage),

@@ -24,7 +24,7 @@ from retrieval.hybrid import load_catalog
 from retrieval.store import ChromaStore, VectorStore
 from retrieval.store_factory import open_store as open_settings_store
 from tools.audit import audit_scope
-from tools.opaque_columns import guessed_columns
+from tools.opaque_reads import guessed_columns, unread_terms
 from tools.registry import default_registry
 
 MAX_QUESTION_CHARS = 2000
@@ -150,7 +150,9 @@ def ask(
     return Outcome.from_state(final, database=deps.db.key, started=started, question=question.strip(),
                               thread_id=thread_id, run_id=run_id, dialect=deps.db.dialect,
                               descriptions=table_descriptions(deps) if sql else None,
-                              guessed=guessed_columns(deps.db, deps.settings.knowledge.use_drafts, sql) if sql else None)
+                              guessed=guessed_columns(deps.db, deps.settings.knowledge.use_drafts, sql) if sql else None,
+                              unread=unread_terms(deps.db, deps.settings.knowledge.use_drafts, question, sql)
+                              if sql else None)
 
 
 def table_descriptions(deps: AgentDeps) -> dict[str, str]:

@@ -68,5 +68,8 @@ def print_outcome(out: Outcome) -> None:
         print(f"Confidence: {out.confidence.level} ({'; '.join(out.confidence.reasons) or 'no signal'})")
     if out.guessed_columns:
         print(f"Guessed from stored values (no name or description): {', '.join(out.guessed_columns)}")
+    if out.unread_terms:
+        print(f"Not named by any readable column read: {', '.join(out.unread_terms)}; unread columns whose names "
+              f"say nothing: {', '.join(out.unread_columns)}")
     print(f"\n[{out.status}; {out.latency_s} s; {out.llm_calls} LLM calls; "
           f"{out.prompt_tokens}+{out.completion_tokens} tokens; plan: {out.plan_source}]")

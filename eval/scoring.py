@@ -80,6 +80,7 @@ def run_keys(outcome: Outcome, settings: Settings) -> dict[str, Any]:
         "judge_called": any(u.get("role") == "judge" for u in usage), "agreement": outcome.agreement,
         "column_links": outcome.column_links,
         "guessed_columns": outcome.guessed_columns,
+        "unread_terms": outcome.unread_terms, "unread_columns": outcome.unread_columns,
         **confidence_keys(outcome),
         "verifier_needed": bool((outcome.verifier or {}).get("needed")),
         "verifier_repaired": bool((outcome.verifier or {}).get("repaired")),

@@ -43,7 +43,7 @@ from agent.confidence import (  # noqa: E402
 C_GRID = (0.03, 0.1, 0.3, 1.0, 3.0)
 """Inverse L2 strengths tried when ``--c`` is not given."""
 
-HOLD_BACK = ["term_checks", "degenerate", "guessed_columns"]
+HOLD_BACK = ["term_checks", "degenerate", "guessed_columns", "unread_terms"]
 """Signals evaluation records written before the confidence existed lack: they keep an answer below verified."""
 
 

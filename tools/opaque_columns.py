@@ -32,9 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import sqlglot
 from pydantic import BaseModel, Field, create_model
-from sqlglot import exp
 
 from core.llm import chat, invoke_structured
 from database.connection import Database
@@ -46,8 +44,7 @@ from retrieval.term_similarity import similar_words
 from tools.base import ToolContext
 from tools.question_terms import MAX_TERMS, Synonyms, opaque_columns, readable_phrases, unnamed_terms
 
-__all__ = ["HEADER", "MAX_TERMS", "ColumnLink", "OpaqueColumn", "documented_tables", "guessed_columns",
-           "link_opaque_columns",
+__all__ = ["HEADER", "MAX_TERMS", "ColumnLink", "OpaqueColumn", "documented_tables", "link_opaque_columns",
            "opaque_columns", "render_links", "stored_samples", "unnamed_terms"]
 
 MAX_COLUMNS = 12
@@ -238,32 +235,3 @@ def render_links(links: list[ColumnLink]) -> str:
     lines = [f"- {', '.join(repr(w) for w in ws)}: {ref} (stored values: {columns[ref].values()})"
              for ref, ws in words.items()]
     return HEADER + "\n".join(lines) + "\n\n"
-
-
-def guessed_columns(db: Database, use_drafts: bool, sql: str) -> list[str]:
-    """``TABLE.column`` of each undocumented opaque column ``sql`` reads, in the order the query names them.
-
-    Opaque and undocumented as in :func:`opaque_columns` (documentation: the database's comments, the metadata
-    file and approved descriptions, drafts too under ``use_drafts``). What such a column holds was guessed from
-    its stored values, by the model or by a link (:func:`link_opaque_columns`), so an answer reading one should
-    say so (agent.confidence). A column is matched to the query's tables: its qualifier (alias or name) when it
-    has one, else every table of the query with a column of that name. [] for SQL that does not parse, and when
-    the schema cannot be read.
-    """
-    try:
-        tree = sqlglot.parse_one(sql, read=db.dialect)
-        tables = documented_tables(db, use_drafts)
-    except Exception:  # noqa: BLE001 - no finding is the safe answer for a courtesy signal
-        return []
-    unnamed = {(t.name.lower(), name.lower()): f"{t.name}.{name}" for t, name in opaque_columns(tables)}
-    if not unnamed:
-        return []
-    aliases = {(node.alias_or_name or "").lower(): node.name.lower() for node in tree.find_all(exp.Table)}
-    found: list[str] = []
-    for col in tree.find_all(exp.Column):
-        owners = [aliases.get(col.table.lower(), col.table.lower())] if col.table else list(set(aliases.values()))
-        for owner in owners:
-            ref = unnamed.get((owner, col.name.lower()))
-            if ref and ref not in found:
-                found.append(ref)
-    return found

@@ -113,6 +113,13 @@ def confidence_badge(out: Outcome) -> None:
         st.caption("Read by guess from stored values (no name or description says what they hold): "
                    + ", ".join(f"`{ref}`" for ref in out.guessed_columns)
                    + ". A description approved in the developer panel's Onboarding review replaces the guess.")
+    if out.unread_terms:
+        st.caption("No readable column of the tables read names "
+                   + ", ".join(f"\"{plain_markdown(t)}\"" for t in out.unread_terms)
+                   + "; the answer reads none of their columns whose names say nothing ("
+                   + ", ".join(f"`{ref}`" for ref in out.unread_columns)
+                   + "). If one of them holds it, say so in the question or describe the column in the developer "
+                   "panel's Onboarding review.")
 
 
 def other_readings(out: Outcome, limit: int = 2) -> list[str]:

@@ -10,7 +10,7 @@ from langchain_core.messages import BaseMessage
 
 from agent.outcome import Outcome
 from agent.runner import ask, build_deps
-from core.settings import Settings
+from core.settings import CandidateSpec, Settings
 from database.connection import Database
 from retrieval.embeddings import OfflineMiniLM
 from retrieval.indexing import index_database
@@ -237,3 +237,28 @@ def test_the_account_shows_documented_tables_by_their_description(
     index_database(Database.from_settings(shop_settings), store, shop_settings, progress=False)
     out, _ = _ask(shop_settings, store, "How many customers are from Brazil?")
     assert out.account[0] == "Reads customers (People who bought something. One row each)."
+
+
+def test_an_answer_that_skips_the_opaque_columns_names_the_unread_words(
+        tmp_path: Path, embedding_function: OfflineMiniLM) -> None:
+    import sqlite3
+
+    path = tmp_path / "prod.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("""CREATE TABLE PROD (PROD_ID INTEGER PRIMARY KEY, PROD_DSC TEXT, PROD_PRC REAL, c2 TEXT);
+            INSERT INTO PROD VALUES (1, 'a good read', 9.5, 'book'), (2, 'crunchy', 3.0, 'apple');""")
+    settings = Settings(database_url=f"sqlite:///{path}", retrieval={"chroma_path": tmp_path / "chroma"},
+                        local_llm={"auto_start": False}, state_dir=tmp_path / "state",
+                        generation={"candidates_local": CandidateSpec.parse_list("direct,plain"),
+                                    "link_opaque_columns": False, "column_choice": False})
+    store = ChromaStore(settings.retrieval.chroma_path, embedding_function)
+    index_database(Database.from_settings(settings), store, settings, progress=False)
+    sql = "SELECT PROD_DSC FROM PROD ORDER BY PROD_PRC DESC LIMIT 1"
+    out, _ = _ask(settings, store, "Find the name of the most expensive product.", planner={},
+                  sql={"reasoning": "the dearest", "sql": sql})
+    assert out.status == "ok" and out.sql == sql and out.rows == [["a good read"]]
+    assert out.unread_terms == ["name"] and out.unread_columns == ["PROD.c2"] and out.guessed_columns == []
+    assert out.confidence is not None and out.confidence.level != "verified"
+    out, _ = _ask(settings, store, "Find the name of the most expensive product.", planner={},
+                  sql={"reasoning": "the dearest", "sql": "SELECT c2 FROM PROD ORDER BY PROD_PRC DESC LIMIT 1"})
+    assert out.rows == [["book"]] and out.guessed_columns == ["PROD.c2"] and out.unread_terms == []

@@ -261,6 +261,30 @@ def test_a_guessed_column_is_named_under_the_answer() -> None:
     assert not any(m.value.startswith(":green-badge[") for m in at.markdown)  # never verified
 
 
+def _unread_script() -> None:
+    from agent.confidence import assess
+    from agent.outcome import Outcome
+    from ui.render import confidence_badge
+
+    sql = "SELECT PROD_DSC FROM PROD ORDER BY PROD_PRC DESC LIMIT 1"
+    out = Outcome(answer="a good read", status="ok", sql=sql, columns=["PROD_DSC"], rows=[["a good read"]],
+                  candidates=[{"strategy": "direct", "status": "ok", "sql": sql, "row_count": 1},
+                              {"strategy": "plain", "status": "ok", "sql": sql, "row_count": 1}],
+                  agreement=1.0, unread_terms=["name"], unread_columns=["PROD.c2", "PROD.c5"])
+    out.confidence = assess(out)
+    confidence_badge(out)
+
+
+def test_a_question_word_no_readable_column_names_is_shown_with_the_unread_columns() -> None:
+    at = AppTest.from_function(_unread_script, default_timeout=30).run()
+    assert not at.exception, at.exception
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith('No readable column of the tables read names "name"') and "`PROD.c2`, `PROD.c5`" in c
+               for c in captions), captions
+    assert any("may have missed what was asked" in c for c in captions)
+    assert not any(m.value.startswith(":green-badge[") for m in at.markdown)  # never verified
+
+
 def test_a_database_without_an_index_is_indexed_on_its_first_visit(
         monkeypatch: pytest.MonkeyPatch, shop_settings: Settings, embedding_function: OfflineMiniLM) -> None:
     from retrieval.hybrid import load_catalog

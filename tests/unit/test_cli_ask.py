@@ -52,3 +52,13 @@ def test_outcome_prints_answer_table_and_sql(capsys: pytest.CaptureFixture[str])
     print_outcome(out)
     text = capsys.readouterr().out
     assert text.startswith("Two customers.") and "Ada" in text and "SQL: SELECT name FROM customers" in text
+
+
+def test_guessed_and_unread_columns_are_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    out = Outcome(question="q", answer="a good read", status="ok", sql="SELECT PROD_DSC FROM PROD",
+                  columns=["PROD_DSC"], rows=[["a good read"]], unread_terms=["name"], unread_columns=["PROD.c2"])
+    print_outcome(out)
+    text = capsys.readouterr().out
+    assert "Not named by any readable column read: name; unread columns whose names say nothing: PROD.c2" in text
+    assert "Guessed from stored values" not in text
+

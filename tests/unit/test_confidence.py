@@ -242,3 +242,20 @@ def test_a_column_guessed_from_its_values_keeps_an_answer_below_verified() -> No
     assert shipped.level(0.99, plain) == "verified" and shipped.level(0.99, guessed) == "likely"
     assert any("name says nothing" in r and "guessed from stored values" in r for r in reasons(guessed))
     assert not any("name says nothing" in r for r in reasons(plain))
+
+
+def test_a_question_word_left_unread_keeps_an_answer_below_verified() -> None:
+    shipped = load_model()
+    assert "unread_terms" in shipped.hold_back
+    strong = _outcome(agreement=1.0, candidates=[
+        {"strategy": "direct", "status": "ok", "sql": SQL}, {"strategy": "plain", "status": "ok", "sql": SQL}],
+        usage=[], verifier=None)
+    plain = confidence_features(strong)
+    unread = confidence_features(strong.model_copy(update={"unread_terms": ["name"], "unread_columns": ["PROD.c2"]}))
+    assert plain["unread_terms"] == 0.0 and unread["unread_terms"] == 1.0
+    assert shipped.level(0.99, plain) == "verified" and shipped.level(0.99, unread) == "likely"
+    assert any("may have missed what was asked" in r for r in reasons(unread))
+    assert not any("may have missed" in r for r in reasons(plain))
+    # an evaluation record carries the same signal
+    record = {"pred_sql": SQL, "status": "ok", "kind": "answer", "agreement": 1.0, "unread_terms": ["name"]}
+    assert confidence_features(record)["unread_terms"] == 1.0

@@ -233,16 +233,3 @@ def test_links_are_shown_after_a_candidate_that_read_an_opaque_column(heads: Set
     assert not any("their stored values tell" in p or HEADER in p for p in prompts)
     assert reads_opaque_column(RIGHT, "sqlite") and not reads_opaque_column(readable, "sqlite")
     assert not reads_opaque_column("SELECT FROM WHERE (", "sqlite")
-
-
-def test_guessed_columns_are_the_undocumented_opaque_columns_the_sql_reads(heads: Settings) -> None:
-    from database.connection import Database
-    from tools.opaque_columns import guessed_columns
-
-    db = Database.from_settings(heads)
-    assert guessed_columns(db, False, RIGHT) == ["HEAD.c10"]
-    assert guessed_columns(db, False, "SELECT h.NM FROM HEAD AS h ORDER BY h.c10 DESC") == ["HEAD.c10"]
-    # both tables named: the unqualified c3 belongs to DEPT, the only one with a c3
-    assert guessed_columns(db, False, "SELECT d.c3, NM FROM DEPT AS d JOIN HEAD ON 1 = 1") == ["DEPT.c3"]
-    assert guessed_columns(db, False, "SELECT NM, BORN_ST FROM HEAD") == []
-    assert guessed_columns(db, False, "SELECT c10 FROM") == []  # does not parse: no finding
