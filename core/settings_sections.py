@@ -133,6 +133,10 @@ class RetrievalSettings(BaseModel):
         description="Share of the schema budget given to the fixed core block (the most connected tables, shown "
         "first for every question so the prompt cache serves them) when the schema exceeds the budget; 0: none.",
     )
+    example_glossary: bool = Field(
+        True, description="After the schema, list each opaque undocumented column (c7) with the question words "
+        "the database's approved examples used it for (tools.example_glossary; model-free, no LLM call). Without "
+        "indexed examples nothing changes.")
     join_paths: Literal["always", "partial", "never"] = Field(
         "always",
         description="Join-path hints ('A.x = B.y' between the question's best tables) in the generator's message: "

@@ -23,6 +23,7 @@ from rewrites.pipeline import run_phase
 from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently
 from tools.candidate import Candidate, rewrite_inputs, system_prompt, write_candidate, write_repair
 from tools.cascade import run_cascade
+from tools.example_glossary import opaque_glossary, render_glossary
 from tools.examples import on_topic, render_examples
 from tools.knowledge import approved_views
 from tools.opaque_columns import ColumnLink, link_opaque_columns, render_links
@@ -126,6 +127,9 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         system = system_prompt(ctx.db.dialect, args.schema_context)
         specs = ctx.settings.candidate_specs()
         whole = planned_whole_schema(ctx.settings, ctx.db)
+        if whole and ctx.settings.retrieval.example_glossary:  # the same examples' words, for every table
+            glossary = render_glossary(opaque_glossary(ctx.db, ctx.store, ctx.settings.knowledge.use_drafts))
+            whole = f"{whole}\n\n{glossary}" if glossary else whole
         if whole is None:  # not listed, too large for the context or unreadable: the linked listing alone
             specs = [s for s in specs if s.strategy != "whole_schema"]
         links: list[list[ColumnLink]] = []

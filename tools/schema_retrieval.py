@@ -28,6 +28,7 @@ from knowledge.views import render_views
 from retrieval.hybrid import TableCatalog
 from retrieval.retrievers import TableHit, rank_tables
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
+from tools.example_glossary import opaque_glossary, render_glossary
 from tools.knowledge import approved_views
 
 CHARS_PER_TOKEN = 3.5
@@ -197,6 +198,9 @@ class RetrieveSchemaTool(Tool[RetrieveSchemaArgs]):
         approved = approved_views(ctx.settings)
         views = render_views(approved, ctx.db.dialect) if approved else ""
         text = f"{text}\n\n{views}" if views else text
+        glossary = (render_glossary(opaque_glossary(ctx.db, ctx.store, ctx.settings.knowledge.use_drafts),
+                                    [h.name for h in chosen]) if ctx.settings.retrieval.example_glossary else "")
+        text = f"{text}\n\n{glossary}" if glossary else text
         return ToolResult(
             ok=True,
             kind="schema",
