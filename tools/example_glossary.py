@@ -8,7 +8,7 @@ question reach its prompt; the rest of that evidence is lost.
 
 :func:`opaque_glossary` collects it for the whole database, model-free: for each indexed example whose SQL reads
 exactly one undocumented opaque column (tools.opaque_reads.guessed_columns) and whose question has exactly one
-run of words no readable name of the SQL's tables accounts for (tools.question_terms.unnamed_terms), that run is
+run of words no readable name of the database accounts for (tools.question_terms.unnamed_terms), that run is
 counted for that column. :func:`render_glossary` lists the counts after the schema, so every candidate (the
 whole-schema and plain ones too) reads them as documentation quoted from approved examples. This is workload
 mining in the spirit of TailorSQL (hints mined from a database's past queries) and RubikSQL (a knowledge base built
@@ -21,9 +21,6 @@ import hashlib
 import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
-
-import sqlglot
-from sqlglot import exp
 
 from database.connection import Database
 from knowledge.lookup import normalise
@@ -48,17 +45,17 @@ _LOCK = threading.Lock()
 def align_example(db: Database, use_drafts: bool, question: str, sql: str) -> tuple[str, str] | None:
     """``(TABLE.column, words)`` when the example reads one undocumented opaque column and names one unnamed term.
 
-    The term is :func:`tools.question_terms.unnamed_terms` of ``question`` over the tables ``sql`` reads. None
-    for every other example (no or several such columns, no or several terms, SQL that does not parse): with
-    two of each the pairing is a guess, which this glossary exists to avoid.
+    The term is :func:`tools.question_terms.unnamed_terms` of ``question`` over every table of ``db`` (a word a
+    readable name anywhere accounts for says nothing about the opaque column). None for every other example (no
+    or several such columns, no or several terms, SQL that does not parse): with two of each the pairing is a
+    guess, which this glossary exists to avoid.
     """
     columns = guessed_columns(db, use_drafts, sql)
     if len(columns) != 1:
         return None
     try:
-        read = {t.name.lower() for t in sqlglot.parse_one(sql, read=db.dialect).find_all(exp.Table)}
-        tables = [t for t in documented_tables(db, use_drafts) if t.name.lower() in read]
-    except Exception:  # noqa: BLE001 - an example that cannot be read says nothing
+        tables = documented_tables(db, use_drafts)
+    except Exception:  # noqa: BLE001 - an unreadable schema aligns nothing
         return None
     terms = unnamed_terms(question, tables)
     return (columns[0], terms[0]) if len(terms) == 1 else None
