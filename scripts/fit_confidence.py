@@ -39,6 +39,8 @@ from agent.confidence import (  # noqa: E402
     confidence_features,
     load_model,
 )
+from database.connection import Database  # noqa: E402
+from tools.opaque_reads import guessed_columns, unread_terms  # noqa: E402
 
 C_GRID = (0.03, 0.1, 0.3, 1.0, 3.0)
 """Inverse L2 strengths tried when ``--c`` is not given."""
@@ -47,9 +49,31 @@ HOLD_BACK = ["term_checks", "degenerate", "guessed_columns", "unread_terms"]
 """Signals evaluation records written before the confidence existed lack: they keep an answer below verified."""
 
 
-def load_records(paths: list[Path]) -> list[dict[str, Any]]:
+def opaque_signals(rec: dict[str, Any], roots: list[Path], dbs: dict[str, Any]) -> dict[str, Any]:
+    """``rec`` with ``guessed_columns`` and ``unread_terms`` computed when it lacks them (written before 2026-12-05).
+
+    The database is the first ``ROOT/database/<db_id>/*.sqlite`` of ``roots`` (Spider layout); without one the
+    record is returned as it is. ``dbs`` caches the opened databases by ``db_id``.
+    """
+    if "unread_terms" in rec or not roots or not rec.get("pred_sql"):
+        return rec
+    db_id = str(rec.get("db_id") or "")
+    if db_id not in dbs:
+        found = [f for root in roots for f in sorted((root / "database" / db_id).glob("*.sqlite"))]
+        dbs[db_id] = Database(f"sqlite:///{found[0]}") if found else None
+    db = dbs[db_id]
+    if db is None:
+        return rec
+    unread = unread_terms(db, False, str(rec.get("question") or ""), rec["pred_sql"])
+    return {**rec, "guessed_columns": rec.get("guessed_columns") or guessed_columns(db, False, rec["pred_sql"]),
+            "unread_terms": list(unread.terms) if unread else []}
+
+
+def load_records(paths: list[Path], roots: list[Path] | None = None) -> list[dict[str, Any]]:
     """The records of ``paths`` that get a level and have a strict EX (single_shot records and lines that are not
-    JSON skipped)."""
+    JSON skipped); with ``roots``, the opaque-column signals are computed for records that lack them
+    (:func:`opaque_signals`)."""
+    dbs: dict[str, Any] = {}
     out = []
     for path in paths:
         for line in path.read_text(encoding="utf-8").splitlines():
@@ -61,7 +85,7 @@ def load_records(paths: list[Path]) -> list[dict[str, Any]]:
                 print(f"skipped a line of {path} that is not JSON", file=sys.stderr)
                 continue
             if rec.get("config") != "single_shot" and rec.get("ex") is not None and answered(rec):
-                out.append(rec)
+                out.append(opaque_signals(rec, roots or [], dbs))
     return out
 
 
@@ -159,13 +183,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", type=float, default=0.9, help="accuracy the verified answers must reach")
     parser.add_argument("--min-kept", type=int, default=20,
                         help="fewest fit answers the verified threshold may keep (a lone answer proves nothing)")
+    parser.add_argument("--databases", nargs="+", type=Path, default=[],
+                        help="Spider-layout roots of the records' databases: records written before 2026-12-05 get "
+                        "their guessed-column and unread-term signals computed from the database")
     parser.add_argument("--c", type=float, default=None,
                         help=f"inverse L2 strength (default: the best of {C_GRID} by cross-validated AUROC)")
     args = parser.parse_args(argv)
     if not args.records and not args.test:
         parser.error("give records to fit on, --test records, or both")
     if args.records:
-        records = load_records(args.records)
+        records = load_records(args.records, args.databases)
         x, y = matrix(records)
         if len(set(y.tolist())) < 2:
             print("the fit records need right and wrong answers", file=sys.stderr)
@@ -200,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         model = load_model(args.out)
     for path in args.test:
-        report(f"test {path}", model, load_records([path]))
+        report(f"test {path}", model, load_records([path], args.databases))
     return 0
 
 
