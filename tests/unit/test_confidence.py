@@ -259,3 +259,24 @@ def test_a_question_word_left_unread_keeps_an_answer_below_verified() -> None:
     # an evaluation record carries the same signal
     record = {"pred_sql": SQL, "status": "ok", "kind": "answer", "agreement": 1.0, "unread_terms": ["name"]}
     assert confidence_features(record)["unread_terms"] == 1.0
+
+
+def test_fit_script_computes_the_opaque_column_signals_of_older_records(tmp_path: Path) -> None:
+    import sqlite3
+
+    folder = tmp_path / "database" / "shop"
+    folder.mkdir(parents=True)
+    with sqlite3.connect(folder / "shop.sqlite") as conn:
+        conn.executescript("CREATE TABLE PROD (PROD_ID INTEGER, PROD_DSC TEXT, PROD_PRC REAL, c2 TEXT);"
+                           "INSERT INTO PROD VALUES (1, 'a good read', 9.5, 'book');")
+    script = _fit_script()
+    older = {**_record(True, 0), "db_id": "shop", "question": "Find the name of the most expensive product.",
+             "pred_sql": "SELECT PROD_DSC FROM PROD ORDER BY PROD_PRC DESC LIMIT 1"}
+    done = script.opaque_signals(older, [tmp_path], {})
+    assert done["unread_terms"] == ["name"] and done["guessed_columns"] == []
+    guessed = script.opaque_signals({**older, "pred_sql": "SELECT c2 FROM PROD"}, [tmp_path], {})
+    assert guessed["guessed_columns"] == ["PROD.c2"] and guessed["unread_terms"] == []
+    assert script.opaque_signals(older, [], {}) is older  # no databases given: left as recorded
+    assert script.opaque_signals({**older, "db_id": "elsewhere"}, [tmp_path], {}) == {**older, "db_id": "elsewhere"}
+    newer = {**older, "unread_terms": []}
+    assert script.opaque_signals(newer, [tmp_path], {}) is newer  # recorded with the signals: kept
