@@ -209,7 +209,8 @@ def main(argv: list[str] | None = None) -> int:
         kept = scores >= verified
         fitted_on = {"files": [str(p) for p in args.records], "answers": len(y), "ex": round(float(y.mean()), 4),
                      "target": args.target, "min_kept": args.min_kept, "c": c, "cv_auroc": round(cvs[c] or 0.0, 4),
-                     "cv_by_database": grouped, "date": datetime.now(UTC).date().isoformat()}
+                     "cv_by_database": grouped, "date": datetime.now(UTC).date().isoformat(),
+                     **({"databases": [str(p) for p in args.databases]} if args.databases else {})}
         model = draft.model_copy(update={"verified": verified, "likely": min(0.5, verified), "fitted_on": fitted_on})
         print(f"fitted on {len(y)} answers from {len(args.records)} file(s); EX {y.mean():.3f}")
         print(f"5-fold cross-validated AUROC{' (folds by database)' if grouped else ''} by C: " + ", ".join(
