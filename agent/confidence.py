@@ -14,8 +14,9 @@ result of one NULL/0 row, and a column read whose name says nothing and that has
 holds was guessed from its values), or question words no readable column of the tables read accounts for while
 the SQL reads none of those tables' such columns (it may have missed what was asked; tools.opaque_reads). On the
 abbreviated wide copies (2026-12-05, recorded runs) verified answers of the first kind were right 6 times in 8;
-holding back the second kind as well took the verified answers of three runs (331 answers) from 41 right in 45
-to 30 in 30.
+holding back the second kind as well took the verified answers of four runs (409 answers, one of them on
+questions the signal was not designed on) from 52 right in 61 to 37 in 37
+(``benchmarks/results/2026-12-05-unread-terms/``).
 
 Only answers get a confidence: an ``error`` outcome, a clarification, a follow-up question or a refusal has
 none (:func:`assess` returns None), since there is no result to be right or wrong.
