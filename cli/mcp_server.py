@@ -69,11 +69,14 @@ def build_server(settings: Settings, deps_factory: DepsFactory | None = None) ->
     @server.tool(name="ask", description="Answer a question about a database in plain language. Returns the answer text, "
                              "its kind (answer, clarify, follow_up, refuse), the SQL, what it computed in words "
                              "(account), how far to trust it (confidence: score, level verified, likely or "
-                             "unsure, reasons) and the rows.")
+                             "unsure, reasons), the columns whose names say nothing that it read by guess or left "
+                             "unread for a question word no readable column names, and the rows.")
     def ask_question(question: str, database: str | None = None) -> dict[str, Any]:
         out = ask(deps_for(database), question)
         return {"answer": out.answer, "kind": out.kind, "status": out.status, "sql": out.sql,
                 "account": out.account, "confidence": out.confidence.model_dump() if out.confidence else None,
+                "guessed_columns": out.guessed_columns, "unread_terms": out.unread_terms,
+                "unread_columns": out.unread_columns,
                 "columns": out.columns, "rows": [[_cell(v) for v in r] for r in out.rows[:MAX_ROWS]],
                 "row_count": out.total_rows, "readings": out.readings, "missing": out.missing}
 

@@ -67,6 +67,7 @@ def test_ask_search_and_list(shop_settings: Settings, shop_store: ChromaStore) -
     answer = _call(server, "ask", {"question": "How many customers are from Brazil?"})
     assert answer["kind"] == "answer" and answer["rows"] == [[2]] and answer["sql"]
     assert answer["account"][-1].startswith("Shows count of rows")  # what was computed, in words
+    assert answer["guessed_columns"] == answer["unread_terms"] == answer["unread_columns"] == []  # readable names
     assert answer["confidence"]["level"] in ("verified", "likely", "unsure") and answer["confidence"]["reasons"]
     schema = _call(server, "search_schema", {"query": "customers country"})
     assert "customers" in schema["tables"]
