@@ -136,7 +136,8 @@ class RetrievalSettings(BaseModel):
     example_glossary: bool = Field(
         True, description="After the schema, list each opaque undocumented column (c7) with the question words "
         "the database's approved examples used it for (tools.example_glossary; model-free, no LLM call). Without "
-        "indexed examples nothing changes.")
+        "indexed examples nothing changes. Measured 2026-12-05 with examples on 128 new abbreviated questions: "
+        "+0.8 [-3.9, +6.3] (6 won, each reading the listed column; 5 lost), +0 calls.")
     join_paths: Literal["always", "partial", "never"] = Field(
         "always",
         description="Join-path hints ('A.x = B.y' between the question's best tables) in the generator's message: "
