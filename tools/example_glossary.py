@@ -96,7 +96,7 @@ def opaque_glossary(db: Database, store: VectorStore | None, use_drafts: bool) -
     if not hits:
         return {}
     stamp = hashlib.sha1("\n".join(sorted(h.id for h in hits)).encode("utf-8")).hexdigest()
-    key = (db.key, use_drafts, stamp)
+    key = (db.url, use_drafts, stamp)  # the URL: two files may share a stem (db.key)
     with _LOCK:
         if key in _CACHE:
             return _CACHE[key]

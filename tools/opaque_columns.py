@@ -104,7 +104,7 @@ def documented_tables(db: Database, use_drafts: bool) -> list[TableInfo]:
     """The database's tables with their documentation (metadata and enrichment files), cached per file state."""
     path = default_enriched_path(db)
     stamp = path.stat().st_mtime_ns if path is not None and path.is_file() else 0
-    key = (db.key, use_drafts, stamp)
+    key = (db.url, use_drafts, stamp)  # the URL: two files may share a stem (db.key)
     with _LOCK:
         if key not in _TABLES:
             _TABLES[key] = read_schema(db, sample_rows=0, use_drafts=use_drafts)
@@ -118,7 +118,7 @@ def stored_samples(db: Database, table: str, column: str) -> tuple[tuple[str, ..
     the samples show: the first few values of ``c10`` (``1, 2, 3``) say less about an age or a year than its
     range does. Cached per column; a failing query gives no values and no span.
     """
-    key = (db.key, table, column)
+    key = (db.url, table, column)
     with _LOCK:
         if key in _SAMPLES:
             return _SAMPLES[key]
