@@ -230,12 +230,17 @@ def test_an_unsure_answer_offers_the_other_candidates_sql() -> None:
     assert other_readings(out) == []
 
 
+def _agreed() -> Outcome:
+    """An answer two candidates agreed on, with no judge, verifier or failure: verified unless held back."""
+    return _outcome(agreement=1.0, candidates=[
+        {"strategy": "direct", "status": "ok", "sql": SQL}, {"strategy": "plain", "status": "ok", "sql": SQL}],
+        usage=[], verifier=None)
+
+
 def test_a_column_guessed_from_its_values_keeps_an_answer_below_verified() -> None:
     shipped = load_model()
     assert "guessed_columns" in shipped.hold_back
-    strong = _outcome(agreement=1.0, candidates=[
-        {"strategy": "direct", "status": "ok", "sql": SQL}, {"strategy": "plain", "status": "ok", "sql": SQL}],
-        usage=[], verifier=None)
+    strong = _agreed()
     plain = confidence_features(strong)
     guessed = confidence_features(strong.model_copy(update={"guessed_columns": ["EDTR.c7"]}))
     assert plain["guessed_columns"] == 0.0 and guessed["guessed_columns"] == 1.0
@@ -247,9 +252,7 @@ def test_a_column_guessed_from_its_values_keeps_an_answer_below_verified() -> No
 def test_a_question_word_left_unread_keeps_an_answer_below_verified() -> None:
     shipped = load_model()
     assert "unread_terms" in shipped.hold_back
-    strong = _outcome(agreement=1.0, candidates=[
-        {"strategy": "direct", "status": "ok", "sql": SQL}, {"strategy": "plain", "status": "ok", "sql": SQL}],
-        usage=[], verifier=None)
+    strong = _agreed()
     plain = confidence_features(strong)
     unread = confidence_features(strong.model_copy(update={"unread_terms": ["name"], "unread_columns": ["PROD.c2"]}))
     assert plain["unread_terms"] == 0.0 and unread["unread_terms"] == 1.0
