@@ -138,6 +138,10 @@ class RetrievalSettings(BaseModel):
         "the database's approved examples used it for (tools.example_glossary; model-free, no LLM call). Without "
         "indexed examples nothing changes. Measured 2026-12-05 with examples on 128 new abbreviated questions: "
         "+0.8 [-3.9, +6.3] (6 won, each reading the listed column; 5 lost), +0 calls.")
+    opaque_value_hints: bool = Field(
+        True, description="Give each opaque undocumented column (c7) its stored values' range ('values 26 to 60') "
+        "or most frequent values as comment in every schema listing (retrieval.opaque_hints; one GROUP BY per such "
+        "column, no LLM call). Readable and documented columns are unchanged.")
     join_paths: Literal["always", "partial", "never"] = Field(
         "always",
         description="Join-path hints ('A.x = B.y' between the question's best tables) in the generator's message: "

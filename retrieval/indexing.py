@@ -32,6 +32,7 @@ from retrieval.examples_store import (
     prepare_examples,
 )
 from retrieval.manifest import HASH_KEY, content_hash, refresh_snapshot, snapshot_id
+from retrieval.opaque_hints import hinted_tables
 from retrieval.store import DESCRIPTION_INDEX, SCHEMAS_INDEX, Metadata, VectorStore
 
 if TYPE_CHECKING:
@@ -268,6 +269,7 @@ def build_indexes(
     bar: Any = None,
     enriched_path: Path | None = None,
     use_drafts: bool = False,
+    value_hints: bool = False,
 ) -> IndexReport:
     """Index ``db``'s tables (and optionally its few-shot examples) into ``store``, incrementally.
 
@@ -292,6 +294,8 @@ def build_indexes(
         enriched_path: the enrichment file (default: the SQLite sidecar ``<stem>.enriched.yaml``).
         use_drafts: also use its pending entries (see :func:`database.schema_reader.read_schema`) and pending
             examples (:func:`retrieval.examples_store.prepare_examples`).
+        value_hints: opaque undocumented columns get their stored values' range or most frequent values as
+            comment in the schema documents (:func:`retrieval.opaque_hints.hinted_tables`).
 
     Returns:
         An :class:`IndexReport` (use ``report.summary()`` for display).
@@ -319,7 +323,8 @@ def build_indexes(
     else:
         bar.total = total
     try:
-        sync = sync_tables(store, db.key, db.dialect, tables, sample_rows=sample_rows, bar=bar)
+        shown = hinted_tables(db, tables, sensitive_patterns or ()) if value_hints else tables
+        sync = sync_tables(store, db.key, db.dialect, shown, sample_rows=sample_rows, bar=bar)
         n_examples = index_examples(store, db.key, good, bar=bar) if replace_examples else 0
     finally:
         if own_bar:
@@ -362,4 +367,4 @@ def index_database(db: Database, store: VectorStore, settings: Settings, *,
     return build_indexes(db, store, examples=examples, sample_rows=cfg.sample_rows, progress=progress,
                          profile=True, sensitive_patterns=cfg.sensitive_patterns, with_values=True,
                          feedback=feedback, bar=bar, enriched_path=default_enriched_path(db, settings.state_dir),
-                         use_drafts=settings.knowledge.use_drafts)
+                         use_drafts=settings.knowledge.use_drafts, value_hints=cfg.opaque_value_hints)

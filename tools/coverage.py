@@ -153,7 +153,8 @@ def can_name_data(word: str, *, french: bool = False) -> bool:
     return "NOUN" in lemmas or "PROPN" in lemmas or (not lemmas and not french)
 
 
-_PROFILE_WORDS = frozenset({"distinct", "null", "nulls", "all"})
+_PROFILE_WORDS = frozenset({"distinct", "null", "nulls", "all", "values", "always"})
+"""Words of the profile and value hints (:mod:`retrieval.documents`, :mod:`retrieval.opaque_hints`)."""
 _QUOTED = re.compile(r"'(?:[^']|'')*'")
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
@@ -170,7 +171,8 @@ def column_is_legible(name: str, comment: str) -> bool:
     Name parts of one or two letters ("no", "px") are ignored, but a name needs at least one word ("id" or
     three letters or more), and every such part must be a word (Zipf >= :data:`LEGIBLE_ZIPF`): "TRD_DT", "px_lst",
     "DAEND" are not legible. ``comment`` is the column's comment in the schema document; the profile hints in it
-    (value ranges, "9 distinct: 'USD',...") do not count as documentation, words do ("Last (closing) price").
+    (value ranges, "9 distinct: 'USD',...", "values 26 to 60", "e.g. 'Oslo'") do not count as documentation, words
+    do ("Last (closing) price").
     """
     parts = [p for p in _NAME_PARTS.findall(name.replace("_", " ")) if not p.isdigit()]
     words = [p for p in parts if len(p) >= 3 or p.lower() == "id"]

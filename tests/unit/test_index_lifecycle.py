@@ -148,3 +148,20 @@ def test_build_indexes_reports_drift_of_a_real_database(tmp_path: Path, store: C
     assert report.snapshot in text
     fks = store.get(DESCRIPTION_INDEX, ids=[f"{db.key}:payments"])[0].metadata["fks"]
     assert fks == '[["order_id", "orders.id"]]'
+
+
+def test_indexed_schema_documents_carry_the_opaque_columns_value_hints(tmp_path: Path, store: ChromaStore) -> None:
+    path = tmp_path / "hosts.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE HST (HOST_ID INTEGER PRIMARY KEY, NM TEXT, c10 INTEGER);"
+                           "INSERT INTO HST VALUES (1, 'Austin Daye', 43), (2, 'Lloyd Daniels', 37);")
+    db = Database(f"sqlite:///{path}")
+    try:
+        build_indexes(db, store, progress=False, profile=True)
+        plain = store.get(SCHEMAS_INDEX, ids=[f"{db.key}:HST"])[0].document
+        report = build_indexes(db, store, progress=False, profile=True, value_hints=True)
+        hinted = store.get(SCHEMAS_INDEX, ids=[f"{db.key}:HST"])[0].document
+    finally:
+        db.dispose()
+    assert "values 37 to 43" not in plain and "c10 INTEGER -- values 37 to 43" in hinted
+    assert "NM TEXT," in hinted and report.changed_docs == 1  # only the schema document was embedded again

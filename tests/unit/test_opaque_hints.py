@@ -1,0 +1,65 @@
+"""Stored-value hints on opaque columns (retrieval.opaque_hints), in the whole-schema listing and the indexed documents."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from database.connection import Database
+from database.schema_reader import read_schema
+from retrieval.opaque_hints import hinted_tables, opaque_hints, value_hint
+from tools.whole_schema import whole_schema_listing
+
+SCHEMA = """CREATE TABLE HST (HOST_ID INTEGER PRIMARY KEY, NM TEXT, c10 TEXT, c11 REAL, c12 TEXT, c13 INTEGER);
+CREATE TABLE PRTY (PRTY_ID INTEGER PRIMARY KEY, PRTY_THM TEXT, c3 TEXT, c4 TEXT);
+INSERT INTO HST VALUES (1, 'Austin Daye', '43', 1.85, 'secret-1', NULL), (2, 'Lloyd Daniels', '37', 1.92, 'secret-2', NULL),
+                       (3, 'Kornel David', '31', 2.01, 'secret-3', NULL);
+INSERT INTO PRTY VALUES (1, 'Spring', 'Hemkade 48 Zaandam', 'x'), (2, 'Club Q', 'Hemkade 48 Zaandam', 'x'),
+                        (3, 'Hardcore', 'Various locations', 'x'),
+                        (4, 'Fall', 'A hall whose name is far longer than thirty characters', 'x');"""
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Database:
+    path = tmp_path / "party.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(SCHEMA)
+    conn.close()
+    return Database(f"sqlite:///{path}")
+
+
+def test_numbers_give_a_range_and_other_values_their_most_frequent_examples() -> None:
+    assert value_hint([43, 37, 31]) == "values 31 to 43"
+    assert value_hint(["43", "37", "31.5"]) == "values 31.5 to 43"  # text that is all numbers is numeric
+    assert value_hint([7]) == "always 7"
+    assert value_hint(["O'Hare", "Lyon", "1999", "Nice", "Oslo"]) == "e.g. 'O''Hare', 'Lyon', '1999'"
+    assert value_hint([True, False]) == "e.g. 'True', 'False'"  # booleans are not numbers
+    assert value_hint(["x" * 31]) is None and value_hint([]) is None
+
+
+def test_only_opaque_undocumented_non_sensitive_columns_get_a_hint(db: Database) -> None:
+    hst, prty = read_schema(db, sample_rows=0, use_enriched=False)
+    hints = opaque_hints(db, hst, sensitive_patterns=[r"^c12$"])
+    assert hints == {"c10": "values 31 to 43", "c11": "values 1.85 to 2.01"}  # c12 sensitive, c13 all NULL
+    assert opaque_hints(db, prty) == {"c3": "e.g. 'Hemkade 48 Zaandam', 'Various locations'", "c4": "e.g. 'x'"}
+    hst.columns[2].comment = "Age of the host in years"  # documented: its description, not a hint
+    assert "c10" not in opaque_hints(db, hst, sensitive_patterns=[r"^c12$"])
+
+
+def test_hinted_tables_are_copies_and_the_originals_stay_undocumented(db: Database) -> None:
+    tables = read_schema(db, sample_rows=0, use_enriched=False)
+    shown = hinted_tables(db, tables)
+    assert next(c for c in shown[0].columns if c.name == "c10").comment == "values 31 to 43"
+    assert next(c for c in tables[0].columns if c.name == "c10").comment is None
+    assert next(c for c in shown[0].columns if c.name == "NM").comment is None  # a readable name: unchanged
+
+
+def test_the_whole_schema_listing_shows_the_hints_only_when_asked(db: Database) -> None:
+    plain = whole_schema_listing(db)
+    hinted = whole_schema_listing(db, value_hints=True, sensitive_patterns=(r"^c12$",))
+    assert "values 31 to 43" not in plain
+    assert "c10 TEXT, -- values 31 to 43" in hinted and "c3 TEXT, -- e.g. 'Hemkade 48 Zaandam'" in hinted
+    assert "secret" not in hinted.split("/*")[0]  # the sensitive column's values stay out of its DDL line
+    assert "NM TEXT," in hinted and "PRTY_THM TEXT," in hinted
