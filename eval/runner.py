@@ -70,9 +70,12 @@ def load_dataset(kind: str, path: str | None, split: Literal["all", "dev", "test
 
 def prepare_store(store: VectorStore, settings: Settings, all_items: list[EvalItem], evaluated: list[EvalItem],
                   *, per_db: int, seed: int, answered: list[EvalItem] | None = None) -> dict[str, int]:
-    """Index each evaluated database (tables, values) once and make its examples the disjoint split.
+    """Bring each evaluated database's index (tables, values) up to date and make its examples the disjoint split.
 
-    Its examples are exactly the split of :func:`eval.splits.example_split` over ``evaluated``; with
+    The index is synced on every run, not only built once per store: the sync embeds only documents whose
+    content changed (:func:`retrieval.indexing.index_database`), so a run whose settings change the documents
+    (``retrieval.opaque_value_hints``, ``retrieval.sample_rows``...) is measured on them, not on the documents
+    an earlier run with other settings left in a shared ``--chroma`` folder. Its examples are exactly the split of :func:`eval.splits.example_split` over ``evaluated``; with
     ``answered`` (a subset of it) only the databases of those questions are indexed and given examples. Returns
     the number of examples per indexed ``db_id``.
     """
@@ -86,8 +89,7 @@ def prepare_store(store: VectorStore, settings: Settings, all_items: list[EvalIt
             continue
         db_settings = settings.with_database(item.database_url)
         db = Database.from_settings(db_settings)
-        if store.count("description_index", where={"db": db.key}) == 0:
-            index_database(db, store, db_settings, progress=False)
+        index_database(db, store, db_settings, progress=False)
         good, _ = prepare_examples(db, split.get(db_id, []), use_drafts=settings.knowledge.use_drafts)
         sync_example_records(store, db.key, good)
         counts[db_id] = len(good)

@@ -13,11 +13,12 @@ import pytest
 from cli.eval import eval_command as run_eval
 from core.settings import Settings
 from eval.configs import CONFIGS, parse_configs
-from eval.datasets import EvalItem, load_table
+from eval.datasets import EvalItem, load_spider, load_table
 from eval.langsmith_upload import upload_run
 from eval.metrics import error_category, paired_bootstrap, soft_f1, sql_category
-from eval.runner import EvalRequest
+from eval.runner import EvalRequest, prepare_store
 from eval.splits import example_split
+from retrieval.store import SCHEMAS_INDEX, ChromaStore
 from tests.support.scripted_model import ScriptedChatModel
 from tests.unit.conftest import SHOP_SQL
 
@@ -257,3 +258,16 @@ def test_an_unreachable_endpoint_stops_the_run_without_recording(spider_dir: Pat
     assert run_eval(args_for(spider_dir, out, "single_shot", llm_judge=False), shop_settings,
                     llm_overrides=models) == 2  # type: ignore[arg-type]
     assert not (out / "single_shot.jsonl").exists() or not (out / "single_shot.jsonl").read_text().strip()
+
+
+def test_each_run_syncs_the_index_with_its_own_settings(spider_dir: Path, shop_settings: Settings, tmp_path: Path,
+                                                        embedding_function: Any) -> None:
+    store = ChromaStore(tmp_path / "shared-chroma", embedding_function)
+    items = load_spider(spider_dir)
+    prepare_store(store, shop_settings, items, items[:2], per_db=2, seed=1)
+    first = [h.document for h in store.get(SCHEMAS_INDEX) if h.id.endswith(":customers")]
+    assert first and "rows of customers" in first[0]
+    bare = shop_settings.model_copy(update={"retrieval": shop_settings.retrieval.model_copy(update={"sample_rows": 0})})
+    prepare_store(store, bare, items, items[:2], per_db=2, seed=1)  # the same store, a setting that changes documents
+    second = [h.document for h in store.get(SCHEMAS_INDEX) if h.id.endswith(":customers")]
+    assert second and "rows of customers" not in second[0]
