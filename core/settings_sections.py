@@ -141,7 +141,9 @@ class RetrievalSettings(BaseModel):
     opaque_value_hints: bool = Field(
         True, description="Give each opaque undocumented column (c7) its stored values' range ('values 26 to 60') "
         "or most frequent values as comment in every schema listing (retrieval.opaque_hints; one GROUP BY per such "
-        "column, no LLM call). Readable and documented columns are unchanged.")
+        "column, no LLM call). Readable and documented columns are unchanged. Measured 2026-12-06 on the abbreviated "
+        "copies without examples, 130 new questions: +5.4 [+0.0, +11.5] (11 won, 4 lost), 3.53 -> 3.37 calls; single "
+        "shot on 160 questions reading such columns: +6.9 [+1.2, +12.5].")
     join_paths: Literal["always", "partial", "never"] = Field(
         "always",
         description="Join-path hints ('A.x = B.y' between the question's best tables) in the generator's message: "
