@@ -127,7 +127,8 @@ def merge_enriched(tables: list[TableInfo], enriched: dict[str, Any], *, use_dra
 
     Names match case-insensitively; existing comments always win. Approved and edited entries are used,
     pending ones (drafts nobody reviewed yet) only with ``use_drafts`` (the setting ``knowledge.use_drafts``),
-    rejected ones never (:func:`usable`). ``table_descriptions=False`` fills column comments only.
+    rejected ones never (:func:`usable`). A column filled from a pending entry gets ``drafted=True``.
+    ``table_descriptions=False`` fills column comments only.
     """
     specs = {name.lower(): spec for name, spec in enriched.get("tables", {}).items()}
     for table in tables:
@@ -142,6 +143,7 @@ def merge_enriched(tables: list[TableInfo], enriched: dict[str, Any], *, use_dra
             entry = columns.get(col.name.lower())
             if not col.comment and entry and usable(entry, use_drafts):
                 col.comment = entry["text"]
+                col.drafted = entry["status"] == "pending"
 
 
 def dump_enriched(data: dict[str, Any]) -> str:

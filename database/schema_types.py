@@ -33,7 +33,9 @@ class ColumnProfile:
 class ColumnInfo:
     """One column: name, SQL type as text, nullability, primary-key flag, documentation, optional profile.
 
-    The data profile (:class:`ColumnProfile`) is attached by ``read_schema(profile=True)``.
+    The data profile (:class:`ColumnProfile`) is attached by ``read_schema(profile=True)``. ``drafted`` is True
+    when ``comment`` is a drafted description nobody reviewed yet, used because ``knowledge.use_drafts`` is on
+    (:func:`database.descriptions.merge_enriched`): a guess, which listings show beside the stored evidence.
     """
 
     name: str
@@ -42,6 +44,7 @@ class ColumnInfo:
     primary_key: bool = False
     comment: str | None = None
     profile: ColumnProfile | None = None
+    drafted: bool = False
 
 
 @dataclass

@@ -12,7 +12,9 @@ readable look-alike instead (``PPL.DSTRCT`` for "the names of people" while ``PP
 
 Only opaque (:func:`knowledge.abbreviations.is_opaque_name`), undocumented (no comment from the database, the
 metadata file or an approved description) and non-sensitive columns get a hint, so a schema with readable names
-renders exactly as before and a description, once written, replaces the hint. Values of sensitive columns
+renders exactly as before and a description, once written or approved, replaces the hint. A drafted description
+nobody reviewed (used under ``knowledge.use_drafts``) is a guess from the same values: it is shown with the hint
+after it (``number of attendees; values 1000 to 5000``), so the evidence stays beside the guess. Values of sensitive columns
 (``retrieval.sensitive_patterns``) never reach a hint. One ``GROUP BY`` per opaque column, read-only through
 the guarded path, cached per database URL and table. Placing value evidence in the schema line follows the
 value-augmented listings of CodeS (Li et al. 2024) and M-Schema (XiYan-SQL, Gao et al. 2024).
@@ -28,7 +30,7 @@ from typing import Any
 from database.connection import Database
 from database.masking import is_sensitive
 from database.schema_reader import quote_identifier
-from database.schema_types import TableInfo
+from database.schema_types import ColumnInfo, TableInfo
 from knowledge.abbreviations import is_opaque_name
 
 __all__ = ["MAX_EXAMPLES", "MAX_VALUE_CHARS", "hinted_tables", "opaque_hints", "value_hint"]
@@ -78,18 +80,21 @@ def value_hint(values: Sequence[Any]) -> str | None:
     return "e.g. " + ", ".join("'" + s.replace("'", "''") + "'" for s in shown)
 
 
-def _needs_hint(name: str, comment: str | None, patterns: Iterable[str]) -> bool:
-    return is_opaque_name(name) and not (comment or "").strip() and not is_sensitive(name, patterns)
+def _needs_hint(column: ColumnInfo, patterns: Iterable[str]) -> bool:
+    undocumented = column.drafted or not (column.comment or "").strip()
+    return is_opaque_name(column.name) and undocumented and not is_sensitive(column.name, patterns)
 
 
 def opaque_hints(db: Database, table: TableInfo, sensitive_patterns: Iterable[str] = ()) -> dict[str, str]:
     """``{column name: hint}`` for ``table``'s opaque, undocumented, non-sensitive columns ({} when none).
 
+    Undocumented: no comment, or only a drafted one (``ColumnInfo.drafted``).
+
     A column whose values cannot be read (an error or timeout of the guarded query) or that holds only NULLs
     gets no hint. Cached per database URL, table and the set of columns asked; never raises for database errors.
     """
     patterns = tuple(sensitive_patterns)
-    wanted = tuple(c.name for c in table.columns if _needs_hint(c.name, c.comment, patterns))
+    wanted = tuple(c.name for c in table.columns if _needs_hint(c, patterns))
     if not wanted:
         return {}
     key = (db.url, table.name, wanted)
@@ -111,8 +116,15 @@ def opaque_hints(db: Database, table: TableInfo, sensitive_patterns: Iterable[st
     return dict(hints)
 
 
+def _with_hint(column: ColumnInfo, hint: str) -> str:
+    draft = (column.comment or "").strip().rstrip(".;") if column.drafted else ""
+    return f"{draft}; {hint}" if draft else hint
+
+
 def hinted_tables(db: Database, tables: Sequence[TableInfo], sensitive_patterns: Iterable[str] = ()) -> list[TableInfo]:
     """Copies of ``tables`` whose opaque undocumented columns carry their :func:`opaque_hints` as comment.
+
+    A drafted comment keeps its text with the hint after it (``"<draft>; <hint>"``).
 
     For rendering only (``table_ddl``, ``schema_document``): code that asks whether a column is documented must
     keep reading the original tables, where these columns still have no comment. A hinted column's profile
@@ -126,7 +138,7 @@ def hinted_tables(db: Database, tables: Sequence[TableInfo], sensitive_patterns:
         if not hints:
             out.append(table)
             continue
-        columns = [dataclasses.replace(c, comment=hints[c.name],
+        columns = [dataclasses.replace(c, comment=_with_hint(c, hints[c.name]),
                                        profile=c.profile and dataclasses.replace(c.profile, top_values=[]))
                    if c.name in hints else c for c in table.columns]
         out.append(dataclasses.replace(table, columns=columns))

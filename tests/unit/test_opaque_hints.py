@@ -63,3 +63,19 @@ def test_the_whole_schema_listing_shows_the_hints_only_when_asked(db: Database) 
     assert "c10 TEXT, -- values 31 to 43" in hinted and "c3 TEXT, -- e.g. 'Hemkade 48 Zaandam'" in hinted
     assert "secret" not in hinted.split("/*")[0]  # the sensitive column's values stay out of its DDL line
     assert "NM TEXT," in hinted and "PRTY_THM TEXT," in hinted
+
+
+def test_a_drafted_description_keeps_the_hint_and_a_reviewed_one_replaces_it(db: Database, tmp_path: Path) -> None:
+    enriched = tmp_path / "party.enriched.yaml"
+    enriched.write_text("version: 1\ntables:\n  HST:\n    columns:\n"
+                        "      c10: {text: 'Age of the host.', status: pending}\n"
+                        "      c11: {text: Height in metres, status: approved}\n", encoding="utf-8")
+    drafted = whole_schema_listing(db, enriched_path=enriched, use_drafts=True, value_hints=True)
+    assert "c10 TEXT, -- Age of the host; values 31 to 43" in drafted  # a guess, shown with its evidence
+    assert "-- Height in metres" in drafted and "values 1.85" not in drafted  # approved: the description alone
+    reviewed_only = whole_schema_listing(db, enriched_path=enriched, value_hints=True)
+    assert "c10 TEXT, -- values 31 to 43" in reviewed_only  # the pending draft is not used at all
+    tables = read_schema(db, sample_rows=0, enriched_path=enriched, use_drafts=True)
+    c10 = next(c for c in tables[0].columns if c.name == "c10")
+    assert c10.drafted and c10.comment == "Age of the host."
+    assert not next(c for c in tables[0].columns if c.name == "c11").drafted
