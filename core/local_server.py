@@ -31,57 +31,23 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, Literal
-
-import httpx
+from typing import Any
 
 from core.model_files import DRAFT_MODEL, verify_model
 from core.server_params import build_params
+from core.server_probe import Probe as Probe
+from core.server_probe import is_healthy as is_healthy
+from core.server_probe import probe as probe
+from core.server_probe import server_root as server_root
 from core.settings import LOCAL_MODEL_NAME, PROJECT_ROOT, Settings
 
 log = logging.getLogger(__name__)
 
 LOG_NAME = "llm-server.log"
-Probe = Literal["down", "loading", "ok", "foreign"]
 
 
 class LocalServerError(RuntimeError):
     """The local LLM server could not be started or did not become healthy; the message says why."""
-
-
-def server_root(base_url: str) -> str:
-    """``http://host:port`` of an OpenAI base URL such as ``http://127.0.0.1:8765/v1``."""
-    root = base_url.rstrip("/")
-    return root[: -len("/v1")] if root.endswith("/v1") else root
-
-
-def probe(base_url: str, *, model: str = LOCAL_MODEL_NAME, timeout_s: float = 2.0) -> Probe:
-    """State of the server at ``base_url``: ``down``, ``loading``, ``ok`` or ``foreign``.
-
-    ``down``: no HTTP answer; ``loading``: ``/health`` not 200; ``ok``: healthy and ``/v1/models`` lists
-    ``model`` as id or alias; ``foreign``: healthy, other model.
-    """
-    root = server_root(base_url)
-    try:
-        with httpx.Client(timeout=timeout_s, trust_env=False) as client:
-            if client.get(f"{root}/health").status_code != 200:
-                return "loading"
-            resp = client.get(f"{root}/v1/models")
-            names: set[str] = set()
-            for entry in resp.json().get("data", []) if resp.status_code == 200 else []:
-                names.add(entry.get("id", ""))
-                names.update(entry.get("aliases", []) or [])
-            return "ok" if model in names else "foreign"
-    except (httpx.HTTPError, ValueError, AttributeError):
-        return "down"
-
-
-def is_healthy(base_url: str, *, model: str = LOCAL_MODEL_NAME, timeout_s: float = 2.0) -> bool:
-    """True when a llama.cpp server at ``base_url`` answers ``/health`` with 200 and serves ``model``.
-
-    ``base_url`` may be ``.../v1`` or the root. Never raises; uses no proxy.
-    """
-    return probe(base_url, model=model, timeout_s=timeout_s) == "ok"
 
 
 class LocalLLMServer:
