@@ -13,8 +13,11 @@ readable look-alike instead (``PPL.DSTRCT`` for "the names of people" while ``PP
 Only opaque (:func:`knowledge.abbreviations.is_opaque_name`), undocumented (no comment from the database, the
 metadata file or an approved description) and non-sensitive columns get a hint, so a schema with readable names
 renders exactly as before and a description, once written or approved, replaces the hint. A drafted description
-nobody reviewed (used under ``knowledge.use_drafts``) is a guess from the same values: it is shown with the hint
-after it (``number of attendees; values 1000 to 5000``), so the evidence stays beside the guess. Values of sensitive columns
+nobody reviewed (``knowledge.use_drafts``) does not: on an opaque column it is the model's guess from the same
+values, often wrong ("chromosome location" for an OMIM number), and a wrong description misleads more than the
+values themselves. Measured on 80 abbreviated questions whose databases have such drafts (2026-12-06), showing
+the draft instead of the hint cost about 15 points and showing both about 14; so the hint is shown and the draft
+waits in the review queue. Values of sensitive columns
 (``retrieval.sensitive_patterns``) never reach a hint. One ``GROUP BY`` per opaque column, read-only through
 the guarded path, cached per database URL and table. Placing value evidence in the schema line follows the
 value-augmented listings of CodeS (Li et al. 2024) and M-Schema (XiYan-SQL, Gao et al. 2024).
@@ -116,15 +119,10 @@ def opaque_hints(db: Database, table: TableInfo, sensitive_patterns: Iterable[st
     return dict(hints)
 
 
-def _with_hint(column: ColumnInfo, hint: str) -> str:
-    draft = (column.comment or "").strip().rstrip(".;") if column.drafted else ""
-    return f"{draft}; {hint}" if draft else hint
-
-
 def hinted_tables(db: Database, tables: Sequence[TableInfo], sensitive_patterns: Iterable[str] = ()) -> list[TableInfo]:
     """Copies of ``tables`` whose opaque undocumented columns carry their :func:`opaque_hints` as comment.
 
-    A drafted comment keeps its text with the hint after it (``"<draft>; <hint>"``).
+    A drafted, unreviewed comment (``ColumnInfo.drafted``) is replaced by the hint as well.
 
     For rendering only (``table_ddl``, ``schema_document``): code that asks whether a column is documented must
     keep reading the original tables, where these columns still have no comment. A hinted column's profile
@@ -138,7 +136,7 @@ def hinted_tables(db: Database, tables: Sequence[TableInfo], sensitive_patterns:
         if not hints:
             out.append(table)
             continue
-        columns = [dataclasses.replace(c, comment=_with_hint(c, hints[c.name]),
+        columns = [dataclasses.replace(c, comment=hints[c.name],
                                        profile=c.profile and dataclasses.replace(c.profile, top_values=[]))
                    if c.name in hints else c for c in table.columns]
         out.append(dataclasses.replace(table, columns=columns))

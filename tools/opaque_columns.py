@@ -39,6 +39,7 @@ from database.connection import Database
 from database.descriptions import default_enriched_path
 from database.schema_reader import quote_identifier, read_schema
 from database.schema_types import TableInfo
+from knowledge.abbreviations import is_opaque_name
 from retrieval.embeddings import get_embedding_function
 from retrieval.term_similarity import similar_words
 from tools.base import ToolContext
@@ -101,13 +102,21 @@ _LOCK = threading.Lock()
 
 
 def documented_tables(db: Database, use_drafts: bool) -> list[TableInfo]:
-    """The database's tables with their documentation (metadata and enrichment files), cached per file state."""
+    """The database's tables with their documentation (metadata and enrichment files), cached per file state.
+
+    Under ``use_drafts`` a pending draft documents a column, except an opaque one (``c14``): the listings show
+    its stored-value hint instead (:mod:`retrieval.opaque_hints`), so the checks built on this function treat it
+    as undocumented too, until a reviewer approves or edits its description.
+    """
     path = default_enriched_path(db)
     stamp = path.stat().st_mtime_ns if path is not None and path.is_file() else 0
     key = (db.url, use_drafts, stamp)  # the URL: two files may share a stem (db.key)
     with _LOCK:
         if key not in _TABLES:
-            _TABLES[key] = read_schema(db, sample_rows=0, use_drafts=use_drafts)
+            tables = read_schema(db, sample_rows=0, use_drafts=use_drafts)
+            for column in (c for t in tables for c in t.columns if c.drafted and is_opaque_name(c.name)):
+                column.comment, column.drafted = None, False
+            _TABLES[key] = tables
         return _TABLES[key]
 
 

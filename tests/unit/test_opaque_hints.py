@@ -65,17 +65,31 @@ def test_the_whole_schema_listing_shows_the_hints_only_when_asked(db: Database) 
     assert "NM TEXT," in hinted and "PRTY_THM TEXT," in hinted
 
 
-def test_a_drafted_description_keeps_the_hint_and_a_reviewed_one_replaces_it(db: Database, tmp_path: Path) -> None:
+def test_a_drafted_description_gives_way_to_the_hint_and_a_reviewed_one_replaces_it(db: Database,
+                                                                                    tmp_path: Path) -> None:
     enriched = tmp_path / "party.enriched.yaml"
     enriched.write_text("version: 1\ntables:\n  HST:\n    columns:\n"
-                        "      c10: {text: 'Age of the host.', status: pending}\n"
+                        "      c10: {text: 'Shirt number of the host.', status: pending}\n"
                         "      c11: {text: Height in metres, status: approved}\n", encoding="utf-8")
     drafted = whole_schema_listing(db, enriched_path=enriched, use_drafts=True, value_hints=True)
-    assert "c10 TEXT, -- Age of the host; values 31 to 43" in drafted  # a guess, shown with its evidence
+    assert "c10 TEXT, -- values 31 to 43" in drafted and "Shirt number" not in drafted  # a guess: the values instead
     assert "-- Height in metres" in drafted and "values 1.85" not in drafted  # approved: the description alone
-    reviewed_only = whole_schema_listing(db, enriched_path=enriched, value_hints=True)
-    assert "c10 TEXT, -- values 31 to 43" in reviewed_only  # the pending draft is not used at all
+    assert "Shirt number" in whole_schema_listing(db, enriched_path=enriched, use_drafts=True)  # no hints: the draft
     tables = read_schema(db, sample_rows=0, enriched_path=enriched, use_drafts=True)
     c10 = next(c for c in tables[0].columns if c.name == "c10")
-    assert c10.drafted and c10.comment == "Age of the host."
+    assert c10.drafted and c10.comment == "Shirt number of the host."
     assert not next(c for c in tables[0].columns if c.name == "c11").drafted
+
+
+def test_checks_treat_a_drafted_opaque_column_as_undocumented(db: Database) -> None:
+    from tools.opaque_columns import documented_tables
+
+    assert db.sqlite_path is not None
+    db.sqlite_path.with_name("party.enriched.yaml").write_text(
+        "version: 1\ntables:\n  HST:\n    columns:\n      c10: {text: Shirt number, status: pending}\n"
+        "      NM: {text: Full name of the host, status: pending}\n      c11: {text: Height, status: edited}\n",
+        encoding="utf-8")
+    hst = next(t for t in documented_tables(db, use_drafts=True) if t.name == "HST")
+    comments = {c.name: c.comment for c in hst.columns}
+    assert comments["c10"] is None  # an opaque column's draft waits for review
+    assert comments["NM"] == "Full name of the host" and comments["c11"] == "Height"
