@@ -15,6 +15,7 @@ class KnowledgeSettings(BaseModel):
 
     use_drafts: bool = Field(
         False, description="Let the agent use drafts before review: pending descriptions of the enrichment file are "
-        "indexed with the schema (at `nl2sql index`) and pending knowledge records are matched like approved ones. "
-        "Rejected drafts are never used; human-written text always wins. Off: only approved or edited entries "
+        "indexed with the schema (at `nl2sql index`) and pending knowledge records are matched like approved ones, "
+        "except drafted descriptions of columns named like `c14`: those wait for review and the column's stored "
+        "values are shown instead (retrieval.opaque_hints). Rejected drafts are never used; human-written text always wins. Off: only approved or edited entries "
         "and approved records reach the agent.")

@@ -15,9 +15,9 @@ metadata file or an approved description) and non-sensitive columns get a hint, 
 renders exactly as before and a description, once written or approved, replaces the hint. A drafted description
 nobody reviewed (``knowledge.use_drafts``) does not: on an opaque column it is the model's guess from the same
 values, often wrong ("chromosome location" for an OMIM number), and a wrong description misleads more than the
-values themselves. Measured on 80 abbreviated questions whose databases have such drafts (2026-12-06), showing
-the draft instead of the hint cost about 15 points and showing both about 14; so the hint is shown and the draft
-waits in the review queue. Values of sensitive columns
+values themselves. On 80 abbreviated questions whose databases have such drafts (2026-12-06), showing the draft
+instead of the hint cost 15.0 points [-25.0, -5.0] and showing both 16.2 [-26.2, -7.5]; so the hint is shown and
+the draft waits in the review queue. Values of sensitive columns
 (``retrieval.sensitive_patterns``) never reach a hint. One ``GROUP BY`` per opaque column, read-only through
 the guarded path, cached per database URL and table. Placing value evidence in the schema line follows the
 value-augmented listings of CodeS (Li et al. 2024) and M-Schema (XiYan-SQL, Gao et al. 2024).
