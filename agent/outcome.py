@@ -76,6 +76,10 @@ class Outcome(BaseModel):
         "the answer may have missed what was asked (tools.opaque_reads.unread_terms).")
     unread_columns: list[str] = Field(
         default_factory=list, description="``TABLE.column`` of those unread columns (with :attr:`unread_terms`).")
+    range_conflicts: list[str] = Field(
+        default_factory=list, description="Numbers the executed SQL compares with a column whose stored values "
+        "never reach them, one line each (\"200 compared with PPL.WT, whose stored values run from 82 to 94\"): "
+        "such a filter keeps every row or none (tools.number_ranges.range_conflicts).")
     definitions: list[str] = Field(
         default_factory=list,
         description="Names of the business definitions (knowledge records) shown to the generator that the SQL "
@@ -130,12 +134,12 @@ class Outcome(BaseModel):
     def from_state(cls, final: AgentState, *, database: str, started: float, question: str,
                    thread_id: str | None, run_id: str, dialect: str = "",
                    descriptions: Mapping[str, str] | None = None, guessed: list[str] | None = None,
-                   unread: UnreadTerms | None = None) -> Outcome:
+                   unread: UnreadTerms | None = None, ranges: list[str] | None = None) -> Outcome:
         """The outcome of a finished graph run (``final`` is its last state); see :func:`agent.runner.ask`.
 
         ``dialect`` (sqlglot name of the database's SQL) and ``descriptions`` (short table descriptions by
-        table name) are for the :attr:`account` of the executed SQL; ``guessed`` is :attr:`guessed_columns`, ``unread`` gives :attr:`unread_terms` and
-        :attr:`unread_columns`.
+        table name) are for the :attr:`account` of the executed SQL; ``guessed`` is :attr:`guessed_columns`,
+        ``unread`` gives :attr:`unread_terms` and :attr:`unread_columns`, ``ranges`` is :attr:`range_conflicts`.
         """
         answer = final.get("answer")
         if answer is None:
@@ -155,6 +159,7 @@ class Outcome(BaseModel):
             guessed_columns=list(guessed or []) if answer.status != "error" else [],
             unread_terms=list(unread.terms) if unread and answer.status != "error" else [],
             unread_columns=list(unread.columns) if unread and answer.status != "error" else [],
+            range_conflicts=list(ranges or []) if answer.status != "error" else [],
             account=_account(final, answer.sql, dialect, descriptions) if answer.status != "error" else [],
             llm_calls=len(usage),
             prompt_tokens=sum(u.get("prompt_tokens", 0) for u in usage),

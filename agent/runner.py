@@ -24,6 +24,7 @@ from retrieval.hybrid import load_catalog
 from retrieval.store import ChromaStore, VectorStore
 from retrieval.store_factory import open_store as open_settings_store
 from tools.audit import audit_scope
+from tools.number_ranges import range_conflicts
 from tools.opaque_reads import guessed_columns, unread_terms
 from tools.registry import default_registry
 
@@ -152,7 +153,21 @@ def ask(
                               descriptions=table_descriptions(deps) if sql else None,
                               guessed=guessed_columns(deps.db, deps.settings.knowledge.use_drafts, sql) if sql else None,
                               unread=unread_terms(deps.db, deps.settings.knowledge.use_drafts, question, sql)
-                              if sql else None)
+                              if sql else None,
+                              ranges=answer_range_conflicts(deps, sql))
+
+
+def answer_range_conflicts(deps: AgentDeps, sql: str | None) -> list[str]:
+    """The stored-range conflicts of the answer's SQL, one line each (tools.number_ranges); [] when off or none.
+
+    Off with ``generation.range_check``. A failing check gives [] (it is a courtesy to the analyst).
+    """
+    if not sql or not deps.settings.generation.range_check:
+        return []
+    try:
+        return list(dict.fromkeys(c.describe() for c in range_conflicts(deps.db, sql)))
+    except Exception:  # noqa: BLE001 - the answer stands without the check
+        return []
 
 
 def table_descriptions(deps: AgentDeps) -> dict[str, str]:

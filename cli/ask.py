@@ -71,5 +71,7 @@ def print_outcome(out: Outcome) -> None:
     if out.unread_terms:
         print(f"Not named by any readable column read: {', '.join(out.unread_terms)}; unread columns whose names "
               f"say nothing: {', '.join(out.unread_columns)}")
+    for line in out.range_conflicts:
+        print(f"Outside the stored values: {line}")
     print(f"\n[{out.status}; {out.latency_s} s; {out.llm_calls} LLM calls; "
           f"{out.prompt_tokens}+{out.completion_tokens} tokens; plan: {out.plan_source}]")

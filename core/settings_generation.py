@@ -75,6 +75,12 @@ class GenerationSettings(BaseModel):
         "those columns holds the word (stored values shown) and read the one it picks when the query still "
         "returns rows (tools.column_choice). No call on schemas without such columns.",
     )
+    range_check: bool = Field(
+        True, description="At selection, leave a candidate out of the vote when it compares a column with a number "
+        "outside that column's stored values (smallest..largest) while another candidate that returned rows "
+        "compares the same number with a column whose stored values reach it (tools.number_ranges; one MIN/MAX "
+        "query per compared column, cached). No model call.",
+    )
     link_opaque_hold_back: Literal["never", "while_rows", "while_readable_rows"] = Field(
         "while_readable_rows", description="When the cascade holds the opaque-column links (and their call) back "
         "from a hint-taking candidate after the first: ``never``; ``while_rows``: while every earlier candidate "

@@ -11,6 +11,7 @@ from database.results import QueryResult
 from rewrites.simplify import complexity
 from tools.audit import run_audited
 from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently
+from tools.number_ranges import out_of_range_candidates
 
 PREVIEW_ROWS = 10
 GROUP_PREVIEW_ROWS = 5
@@ -119,6 +120,26 @@ def pick_majority(outcomes: list[dict[str, Any]], dialect: str = "sqlite") -> in
     return None
 
 
+def select_candidate(ctx: ToolContext, outcomes: list[dict[str, Any]]) -> tuple[int | None, list[int]]:
+    """The selected candidate's index (:func:`pick_majority`) and the candidates left out of the vote.
+
+    With ``generation.range_check``, candidates whose numeric conditions the stored values argue against
+    (:func:`tools.number_ranges.out_of_range_candidates`) do not vote while another candidate that ran is left;
+    the second item lists them (sorted; [] when none). None when nothing ran.
+    """
+    left_out: set[int] = set()
+    if ctx.settings.generation.range_check:
+        try:
+            left_out = out_of_range_candidates(ctx.db, outcomes)
+        except Exception:  # noqa: BLE001 - a failing check must not lose the answer
+            left_out = set()
+    voters = [o for o in outcomes if o["index"] not in left_out]
+    chosen = pick_majority(voters, ctx.db.dialect) if left_out else None
+    if chosen is None:
+        return pick_majority(outcomes, ctx.db.dialect), []
+    return chosen, sorted(left_out)
+
+
 def failure_value(outcomes: list[dict[str, Any]], carry: dict[str, Any]) -> dict[str, Any]:
     """The payload of a failed execution: every outcome (with its error) and the carried prompt parts."""
     return {**carry, "sql": next((o["sql"] for o in outcomes if o["sql"]), None), "outcomes": outcomes,
@@ -161,12 +182,13 @@ class ExecuteSQLTool(Tool[ExecuteSQLArgs]):
     def run(self, args: ExecuteSQLArgs, ctx: ToolContext) -> ToolResult:
         """Execute, group by result and select the majority result."""
         outcomes, results = execute_candidates(ctx, args.candidates, True)
-        chosen = pick_majority(outcomes, ctx.db.dialect)
+        chosen, left_out = select_candidate(ctx, outcomes)
         if chosen is None:
             error = "; ".join(f"candidate {o['index']}: {o['error']}" for o in outcomes)
             return ToolResult(ok=False, kind="error", text=f"ERROR: {error}", error=error,
                               value=failure_value(outcomes, args.carry))
-        return rows_result(selection_value(outcomes, results, chosen, args.carry, ctx.db.dialect), results[chosen])
+        value = selection_value(outcomes, results, chosen, args.carry, ctx.db.dialect)
+        return rows_result({**value, "range_left_out": left_out}, results[chosen])
 
 
 def preview_text(value: dict[str, Any]) -> str:

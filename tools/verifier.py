@@ -22,7 +22,7 @@ from prompts import verifier as prompt
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
 from tools.candidate import write_repair
 from tools.column_choice import check_columns
-from tools.execution import execute_candidates, pick_majority, preview_text, rows_result, selection_value
+from tools.execution import execute_candidates, preview_text, rows_result, select_candidate, selection_value
 from tools.judge import judge_groups, reselect
 
 
@@ -116,8 +116,9 @@ class VerifySQLTool(Tool[VerifyArgs]):
                 next_index += 1
                 continue
             carry: dict[str, Any] = {k: value[k] for k in ("system", "context", "question") if k in value}
-            new_value = selection_value(outcomes, results, pick_majority(outcomes, ctx.db.dialect) or mine["index"],
-                                        carry, ctx.db.dialect)
+            picked, left_out = select_candidate(ctx, outcomes)
+            new_value = {**selection_value(outcomes, results, picked or mine["index"], carry, ctx.db.dialect),
+                         "range_left_out": left_out}
             rerun = {o["index"] for o in outcomes}  # keep the failed/empty originals in the record too
             new_value["outcomes"] = sorted([*(o for o in value.get("outcomes", []) if o["index"] not in rerun),
                                             *outcomes], key=lambda o: o["index"])

@@ -120,6 +120,9 @@ def confidence_badge(out: Outcome) -> None:
                    + ", ".join(f"`{ref}`" for ref in out.unread_columns)
                    + "). If one of them holds it, say so in the question or describe the column in the developer "
                    "panel's Onboarding review.")
+    if out.range_conflicts:
+        st.caption("Outside the stored values: " + "; ".join(plain_markdown(r) for r in out.range_conflicts)
+                   + ". Such a filter keeps every row or none; check that the number belongs to that column.")
 
 
 def other_readings(out: Outcome, limit: int = 2) -> list[str]:
