@@ -9,35 +9,17 @@ interrupted.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
 from pathlib import Path
 from typing import Any
 
-from cli.preflight import approved_feedback, check_database, move_index_aside
-from core.errors import EXIT_INTERRUPTED, EXIT_SETUP, ConfigurationError, classify
+from cli.common import print_json as _print_json
+from cli.common import settings_from_args as _settings
+from cli.index import cmd_index
+from cli.preflight import check_database
+from core.errors import EXIT_INTERRUPTED, EXIT_SETUP, classify
 from core.settings import DEMO_DB_PATH, Settings
-
-
-def _settings(args: argparse.Namespace) -> Settings:
-    try:
-        settings = Settings().with_database(getattr(args, "database", None))
-    except ValueError as exc:  # pydantic's ValidationError: a bad NL2SQL_* variable or nl2sql.toml entry
-        raise ConfigurationError(f"Invalid setting: {' '.join(str(exc).split())[:400]}") from None
-    if getattr(args, "candidates", None):
-        from core.settings import CandidateSpec
-
-        gen = settings.generation.model_copy(update={"candidates": CandidateSpec.parse_list(args.candidates)})
-        settings = settings.model_copy(update={"generation": gen})
-    warning = settings.profile_warning()
-    if warning:
-        print(f"Warning: {warning}", file=sys.stderr)
-    return settings
-
-
-def _print_json(data: Any) -> None:
-    print(json.dumps(data, indent=2, default=str, ensure_ascii=False))
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
@@ -77,44 +59,6 @@ def cmd_sql(args: argparse.Namespace) -> int:
     else:
         print(f"Error: {res.error}", file=sys.stderr)
     return 0 if res.ok else 1
-
-
-def cmd_index(args: argparse.Namespace) -> int:
-    """Build or refresh the Chroma indexes of one database (tables, schema chunks, examples).
-
-    ``--rebuild`` first moves the Chroma folder aside (``<folder>.broken-<timestamp>``, nothing deleted), then
-    builds every index afresh; a damaged folder is detected on open (:mod:`retrieval.integrity`).
-    """
-    from agent.runner import open_store
-    from database.connection import Database
-    from retrieval.indexing import index_database, load_examples
-
-    settings = _settings(args)
-    check_database(settings, deep=True)
-    db = Database.from_settings(settings)
-    examples_path = Path(args.examples) if args.examples else settings.resolved_examples_path()
-    examples = load_examples(examples_path) if examples_path else None
-    feedback = approved_feedback(settings, db.key)
-    if args.rebuild:
-        move_index_aside(settings)
-    report = index_database(db, open_store(settings), settings, examples=examples, progress=not args.quiet,
-                            feedback=feedback)
-    print(report.summary())
-    if report.drift:
-        print("Schema drift detected since the previous index (see above); review examples and metadata.")
-    if args.warm_up:
-        _warm_up(settings)
-    return 0
-
-
-def _warm_up(settings: Settings) -> None:
-    """Prefill the database's prompt prefixes (and save the generator's slot for the next process to restore)."""
-    from agent.runner import build_deps
-    from agent.warmup import warm_up
-
-    report = warm_up(build_deps(settings))
-    how = ", ".join(f"{role} {secs:.0f} s {report.sources.get(role, '')}".strip() for role, secs in report.seconds.items())
-    print(f"Warm-up: {how}" + (f"; skipped: {'; '.join(report.errors.values())}" if report.errors else ""))
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
