@@ -285,6 +285,27 @@ def test_a_question_word_no_readable_column_names_is_shown_with_the_unread_colum
     assert not any(m.value.startswith(":green-badge[") for m in at.markdown)  # never verified
 
 
+def _range_script() -> None:
+    from agent.confidence import assess
+    from agent.outcome import Outcome
+    from ui.render import confidence_badge
+
+    sql = "SELECT NM FROM PPL WHERE WT > 200"
+    out = Outcome(answer="Nine people.", status="ok", sql=sql, columns=["NM"], rows=[["Ann"]],
+                  candidates=[{"strategy": "direct", "status": "ok", "sql": sql, "row_count": 1}], agreement=1.0,
+                  range_conflicts=["200 compared with PPL.WT, whose stored values run from 82 to 94"])
+    out.confidence = assess(out)
+    confidence_badge(out)
+
+
+def test_a_number_outside_the_stored_values_is_named_under_the_answer() -> None:
+    at = AppTest.from_function(_range_script, default_timeout=30).run()
+    assert not at.exception, at.exception
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("Outside the stored values: 200 compared with PPL.WT") and "every row or none" in c
+               for c in captions), captions
+
+
 def test_a_database_without_an_index_is_indexed_on_its_first_visit(
         monkeypatch: pytest.MonkeyPatch, shop_settings: Settings, embedding_function: OfflineMiniLM) -> None:
     from retrieval.hybrid import load_catalog

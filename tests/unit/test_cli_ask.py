@@ -62,3 +62,11 @@ def test_guessed_and_unread_columns_are_printed(capsys: pytest.CaptureFixture[st
     assert "Not named by any readable column read: name; unread columns whose names say nothing: PROD.c2" in text
     assert "Guessed from stored values" not in text
 
+
+
+def test_range_conflicts_are_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    line = "200 compared with PPL.WT, whose stored values run from 82 to 94"
+    out = Outcome(question="q", answer="Nine people.", status="ok", sql="SELECT NM FROM PPL WHERE WT > 200",
+                  columns=["NM"], rows=[["Ann"]], range_conflicts=[line])
+    print_outcome(out)
+    assert f"Outside the stored values: {line}" in capsys.readouterr().out
