@@ -114,8 +114,8 @@ def _constant(node: exp.Expr) -> bool:
     return isinstance(node, exp.Literal | exp.Boolean)
 
 
-def _number(node: exp.Expr) -> float | None:
-    """The value of a numeric literal (possibly negated), else None."""
+def literal_number(node: exp.Expr | None) -> float | None:
+    """The value of a numeric literal (possibly negated, ``-3``), else None (also for None)."""
     sign = -1.0 if isinstance(node, exp.Neg) else 1.0
     node = node.this if isinstance(node, exp.Neg) else node
     if isinstance(node, exp.Literal) and not node.is_string:
@@ -143,7 +143,7 @@ def _inner_tests(conditions: list[exp.Expr], stated: list[tuple[type[exp.Binary]
                 and any(_constant(s) for s in (c.left, c.right))):
             tests[id(c)] = exp.EQ(this=c.left.copy(), expression=c.right.copy())
         elif isinstance(c, (*_UP, *_DOWN)) and isinstance(c.left, exp.Column):
-            value = _number(c.right)
+            value = literal_number(c.right)
             ops = [op for op, n in stated if n == value]
             if value is not None and len(ops) == 1:
                 tests[id(c)] = ops[0](this=c.left.copy(), expression=c.right.copy())

@@ -30,6 +30,7 @@ from sqlglot import exp
 
 from database.connection import Database
 from database.schema_reader import quote_identifier, read_schema
+from rewrites.negated_joins import literal_number
 
 __all__ = ["Comparison", "RangeConflict", "comparisons", "out_of_range_candidates", "range_conflicts",
            "schema_columns", "stored_range"]
@@ -73,19 +74,6 @@ def _show(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
-def _number(node: exp.Expr | None) -> float | None:
-    """The value of a numeric literal (``-3`` included), else None."""
-    sign = 1.0
-    if isinstance(node, exp.Neg):
-        node, sign = node.this, -1.0
-    if isinstance(node, exp.Literal) and not node.is_string:
-        try:
-            return sign * float(node.this)
-        except ValueError:
-            return None
-    return None
-
-
 def schema_columns(db: Database) -> dict[str, set[str]]:
     """Lower-cased table -> its lower-cased column names (read once per database URL; {} when unreadable)."""
     with _LOCK:
@@ -119,7 +107,7 @@ def comparisons(sql: str, dialect: str, columns: Mapping[str, Collection[str]]) 
             left, right = node.args.get("this"), node.args.get("expression")
             pairs = [(left, right), (right, left)]
         for col, lit in pairs:
-            number = _number(lit)
+            number = literal_number(lit)
             if not isinstance(col, exp.Column) or number is None:
                 continue
             table = _owner(col, columns)
