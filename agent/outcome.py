@@ -91,6 +91,10 @@ class Outcome(BaseModel):
         "executed SQL.")
     llm_calls: int = Field(0, description="LLM calls of this turn.")
     prompt_tokens: int = Field(0, description="Prompt tokens of this turn, all calls.")
+    cached_tokens: int = Field(
+        0, description="Of prompt_tokens, those the model server served from its prompt cache (a shared schema "
+        "prefix, an earlier candidate's prompt); prompt_tokens - cached_tokens were read anew, which is what a "
+        "local model spends its prompt seconds on. 0 when the server does not report it.")
     completion_tokens: int = Field(0, description="Completion tokens of this turn, all calls.")
     latency_s: float = Field(0.0, description="Wall-clock seconds of the turn.")
     plan: list[dict[str, Any]] = Field(
@@ -163,6 +167,7 @@ class Outcome(BaseModel):
             account=_account(final, answer.sql, dialect, descriptions) if answer.status != "error" else [],
             llm_calls=len(usage),
             prompt_tokens=sum(u.get("prompt_tokens", 0) for u in usage),
+            cached_tokens=sum(u.get("cached_tokens", 0) for u in usage),
             completion_tokens=sum(u.get("completion_tokens", 0) for u in usage),
             latency_s=round(time.perf_counter() - started, 3),
             plan=[s.model_dump() for s in plan.steps] if plan else [],

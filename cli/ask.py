@@ -74,4 +74,4 @@ def print_outcome(out: Outcome) -> None:
     for line in out.range_conflicts:
         print(f"Outside the stored values: {line}")
     print(f"\n[{out.status}; {out.latency_s} s; {out.llm_calls} LLM calls; "
-          f"{out.prompt_tokens}+{out.completion_tokens} tokens; plan: {out.plan_source}]")
+          f"{out.prompt_tokens}+{out.completion_tokens} tokens ({out.cached_tokens} cached); plan: {out.plan_source}]")

@@ -50,6 +50,9 @@ class LLMCall:
     error: str | None = None
     label: str | None = None
     """What the call was for within its role, e.g. ``"candidate 2 query_plan"`` or ``"verifier repair 1"``."""
+    cached_tokens: int = 0
+    """Prompt tokens the server served from its prompt cache (llama.cpp and OpenAI report them); the server read
+    ``prompt_tokens - cached_tokens`` anew, which is what a call's prompt costs in seconds on a local model."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form."""
@@ -61,6 +64,7 @@ class LLMCall:
             "ok": self.ok,
             "error": self.error,
             "label": self.label,
+            "cached_tokens": self.cached_tokens,
         }
 
 
@@ -77,11 +81,12 @@ class UsageLog:
             self.calls.append(call)
 
     def totals(self) -> dict[str, float]:
-        """``{"llm_calls", "prompt_tokens", "completion_tokens", "llm_seconds"}`` summed over all calls."""
+        """``{"llm_calls", "prompt_tokens", "cached_tokens", "completion_tokens", "llm_seconds"}`` over all calls."""
         with self._lock:
             return {
                 "llm_calls": len(self.calls),
                 "prompt_tokens": sum(c.prompt_tokens for c in self.calls),
+                "cached_tokens": sum(c.cached_tokens for c in self.calls),
                 "completion_tokens": sum(c.completion_tokens for c in self.calls),
                 "llm_seconds": round(sum(c.latency_s for c in self.calls), 3),
             }
@@ -133,12 +138,21 @@ class LLMProvider:
         return self.settings.llm(role).max_retries
 
 
-def _usage_of(message: BaseMessage) -> tuple[int, int]:
+def usage_of(message: BaseMessage) -> tuple[int, int, int]:
+    """``(prompt_tokens, completion_tokens, cached_tokens)`` a reply reports; zeros where it reports none.
+
+    Read from LangChain's ``usage_metadata`` (``input_token_details.cache_read``), else from the raw OpenAI
+    ``token_usage`` (``prompt_tokens_details.cached_tokens``, which llama.cpp's server also fills).
+    """
     usage = getattr(message, "usage_metadata", None) or {}
     if usage:
-        return int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))
+        details = usage.get("input_token_details") or {}
+        return (int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0)),
+                int(details.get("cache_read") or 0))
     meta = (getattr(message, "response_metadata", None) or {}).get("token_usage") or {}
-    return int(meta.get("prompt_tokens", 0)), int(meta.get("completion_tokens", 0))
+    details = meta.get("prompt_tokens_details") or {}
+    return (int(meta.get("prompt_tokens", 0)), int(meta.get("completion_tokens", 0)),
+            int(details.get("cached_tokens") or 0))
 
 
 def _describe(exc: BaseException) -> str:
@@ -236,7 +250,7 @@ def invoke_structured(
             continue
         elapsed = time.perf_counter() - started
         raw = out.get("raw")
-        prompt_tokens, completion_tokens = _usage_of(raw) if raw is not None else (0, 0)
+        prompt_tokens, completion_tokens, cached = usage_of(raw) if raw is not None else (0, 0, 0)
         parsed = out.get("parsed")
         if parsed is None and raw is not None:  # lenient second chance: fenced or wrapped JSON
             try:
@@ -247,9 +261,9 @@ def invoke_structured(
             last_error = f"no output ({out.get('parsing_error')})"
         if parsed is None:
             usage.add(LLMCall(role, elapsed, prompt_tokens, completion_tokens, ok=False, error=last_error,
-                              label=label))
+                              label=label, cached_tokens=cached))
             continue
-        usage.add(LLMCall(role, elapsed, prompt_tokens, completion_tokens, label=label))
+        usage.add(LLMCall(role, elapsed, prompt_tokens, completion_tokens, label=label, cached_tokens=cached))
         return parsed if isinstance(parsed, schema) else schema.model_validate(parsed)
     raise _give_up(role, last_error)
 
@@ -280,8 +294,9 @@ def invoke_text(llms: LLMProvider, role: Role, messages: Sequence[BaseMessage], 
             if is_transient(exc):
                 break
             continue
-        prompt_tokens, completion_tokens = _usage_of(reply)
-        usage.add(LLMCall(role, time.perf_counter() - started, prompt_tokens, completion_tokens, label=label))
+        prompt_tokens, completion_tokens, cached = usage_of(reply)
+        usage.add(LLMCall(role, time.perf_counter() - started, prompt_tokens, completion_tokens, label=label,
+                          cached_tokens=cached))
         return reply.content if isinstance(reply.content, str) else str(reply.content)
     raise _give_up(role, last_error)
 

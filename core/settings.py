@@ -150,9 +150,9 @@ class Settings(BaseSettings):
     prices: dict[str, ModelPrice] = Field(
         default_factory=lambda: {
             LOCAL_MODEL_NAME: ModelPrice(),
-            "gpt-4o-mini": ModelPrice(prompt_per_mtok=0.15, completion_per_mtok=0.60),
-            "gpt-4.1-mini": ModelPrice(prompt_per_mtok=0.40, completion_per_mtok=1.60),
-            "gpt-4.1": ModelPrice(prompt_per_mtok=2.00, completion_per_mtok=8.00),
+            "gpt-4o-mini": ModelPrice(prompt_per_mtok=0.15, cached_prompt_per_mtok=0.075, completion_per_mtok=0.60),
+            "gpt-4.1-mini": ModelPrice(prompt_per_mtok=0.40, cached_prompt_per_mtok=0.10, completion_per_mtok=1.60),
+            "gpt-4.1": ModelPrice(prompt_per_mtok=2.00, cached_prompt_per_mtok=0.50, completion_per_mtok=8.00),
         },
         description="Price table by model name (USD per 1M tokens; list prices when written, check yours); "
         "models not listed cost 0 in reports and are named there.",
@@ -243,15 +243,19 @@ class Settings(BaseSettings):
     def cost_usd(self, usage: list[dict[str, Any]]) -> float:
         """Dollar cost of LLM calls, priced by the model each role uses.
 
-        Calls are records with ``role``, ``prompt_tokens``, ``completion_tokens``; prices come from
-        :attr:`prices` (unknown models count 0).
+        Calls are records with ``role``, ``prompt_tokens``, ``completion_tokens`` and optionally
+        ``cached_tokens`` (priced at ``cached_prompt_per_mtok`` where set); prices come from :attr:`prices`
+        (unknown models count 0).
         """
         total = 0.0
         for call in usage:
             role = call.get("role")
             price = self.prices.get(self.llm(role).model) if role in ROLES else None
             if price:
-                total += (call.get("prompt_tokens", 0) * price.prompt_per_mtok
+                cached = min(call.get("cached_tokens", 0), call.get("prompt_tokens", 0))
+                cached_price = (price.prompt_per_mtok if price.cached_prompt_per_mtok is None
+                                else price.cached_prompt_per_mtok)
+                total += ((call.get("prompt_tokens", 0) - cached) * price.prompt_per_mtok + cached * cached_price
                           + call.get("completion_tokens", 0) * price.completion_per_mtok) / 1e6
         return total
 

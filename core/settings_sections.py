@@ -220,6 +220,9 @@ class ModelPrice(BaseModel):
     """Price of one model in US dollars per million tokens (for the evaluation's cost figures)."""
 
     prompt_per_mtok: float = Field(0.0, ge=0.0, description="USD per 1M prompt (input) tokens.")
+    cached_prompt_per_mtok: float | None = Field(
+        None, ge=0.0, description="USD per 1M prompt tokens served from the provider's prompt cache; unset: "
+        "the same as prompt_per_mtok.")
     completion_per_mtok: float = Field(0.0, ge=0.0, description="USD per 1M completion (output) tokens.")
 
 

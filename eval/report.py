@@ -44,7 +44,8 @@ def summary_frame(summaries: dict[str, dict[str, Any]]) -> pd.DataFrame:
         "latency s": _fmt(s["latency_s"]), "p95 s": s["latency_p95_s"],
         "warm p50 / p95 s": (f"{s['latency_warm_p50_s']} / {s['latency_warm_p95_s']}"
                              if s.get("warm_questions") else "-"), "LLM calls": _fmt(s["llm_calls"], digits=2),
-        "prompt tok": _fmt(s["prompt_tokens"], digits=0), "completion tok": _fmt(s["completion_tokens"], digits=0),
+        "prompt tok": _fmt(s["prompt_tokens"], digits=0),
+        "cached tok": _fmt(s["cached_tokens"], digits=0) if "cached_tokens" in s else "-", "completion tok": _fmt(s["completion_tokens"], digits=0),
         "cost $/q": _fmt(s["cost_usd"], digits=5)} for name, s in summaries.items()])
 
 

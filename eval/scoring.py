@@ -74,8 +74,8 @@ def run_keys(outcome: Outcome, settings: Settings) -> dict[str, Any]:
     return {
         "status": outcome.status, "error": outcome.answer if outcome.status == "error" else None,
         "latency_s": outcome.latency_s, "llm_calls": outcome.llm_calls,
-        "prompt_tokens": outcome.prompt_tokens, "completion_tokens": outcome.completion_tokens,
-        "cost_usd": round(settings.cost_usd(usage), 6),
+        "prompt_tokens": outcome.prompt_tokens, "cached_tokens": outcome.cached_tokens,
+        "completion_tokens": outcome.completion_tokens, "cost_usd": round(settings.cost_usd(usage), 6),
         "plan_source": outcome.plan_source, "candidates": outcome.candidates,
         "judge_called": any(u.get("role") == "judge" for u in usage), "agreement": outcome.agreement,
         "column_links": outcome.column_links,

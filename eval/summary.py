@@ -16,8 +16,8 @@ from eval.metrics import ERROR_CATEGORIES, bootstrap_ci, paired_bootstrap
 
 BASELINE = "single_shot"
 
-MEANS = ("ex", "ex_tolerant", "kind_correct", "judge_correct", "soft_f1", "latency_s", "llm_calls", "prompt_tokens", "completion_tokens",
-         "cost_usd")
+MEANS = ("ex", "ex_tolerant", "kind_correct", "judge_correct", "soft_f1", "latency_s", "llm_calls", "prompt_tokens",
+         "cached_tokens", "completion_tokens", "cost_usd")
 """Per-question fields averaged (``judge_correct`` over the questions the judge decided)."""
 
 

@@ -14,7 +14,7 @@ Usage::
 
     python scripts/bench_latency.py --dataset spider --path data/spider-dev --sample 100 --seed 0 --limit 12 \\
         --order both --json benchmarks/results/<date>-<subject>/latency.json
-    python scripts/bench_latency.py --dataset demo --limit 10
+    python scripts/bench_latency.py --dataset demo --split dev --limit 10
 
 EX is not scored here (``nl2sql eval`` does that); the examples store is the evaluation's disjoint split, so
 the prompts are the ones the evaluation measures. Needs the local model (or the configured endpoints).
@@ -48,7 +48,7 @@ from tools.registry import default_registry  # noqa: E402
 
 
 def stage_times(outcome: Any) -> dict[str, dict[str, float]]:
-    """``{stage: {"seconds", "prompt_tokens", "completion_tokens", "calls"}}`` of one answered question."""
+    """``{stage: {"seconds", "prompt_tokens", "cached_tokens", "completion_tokens", "calls"}}`` of one question."""
     stages: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for record in outcome.trace:
         name = record.get("tool") or record.get("node", "?")
@@ -57,6 +57,7 @@ def stage_times(outcome: Any) -> dict[str, dict[str, float]]:
         stage["seconds"] += float(record.get("latency_s") or 0.0)
         stage["calls"] += float(record.get("llm_calls") or 0)
         stage["prompt_tokens"] += float(record.get("prompt_tokens") or 0)
+        stage["cached_tokens"] += float(record.get("cached_tokens") or 0)
         stage["completion_tokens"] += float(record.get("completion_tokens") or 0)
     return {k: dict(v) for k, v in stages.items()}
 
@@ -92,9 +93,11 @@ def run_order(items: list[EvalItem], settings: Settings, store: ChromaStore, llm
         seen.add(item.db_id)
         records.append({"qid": item.qid, "db_id": item.db_id, "order": order, "cold": cold, "seconds": wall,
                         "status": out.status, "llm_calls": out.llm_calls, "prompt_tokens": out.prompt_tokens,
+                        "cached_tokens": out.cached_tokens,
                         "completion_tokens": out.completion_tokens, "stages": stage_times(out)})
         print(f"{order:8} {'cold' if cold else 'warm'} {wall:6.1f} s  {out.llm_calls} calls  "
-              f"{out.prompt_tokens:5d}+{out.completion_tokens:4d} tok  {item.db_id}: {item.question[:60]}",
+              f"{out.prompt_tokens:5d}+{out.completion_tokens:4d} tok ({out.cached_tokens:5d} cached)  "
+              f"{item.db_id}: {item.question[:60]}",
               flush=True)
     return records
 
@@ -105,6 +108,8 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
         secs = [r["seconds"] for r in rows]
         return {"n": len(rows), "median_s": round(percentile(secs, 0.5), 2), "p95_s": round(percentile(secs, 0.95), 2),
                 "mean_prompt_tokens": round(statistics.fmean([r["prompt_tokens"] for r in rows]), 1) if rows else 0,
+                "mean_cached_tokens": round(statistics.fmean([r.get("cached_tokens", 0) for r in rows]), 1)
+                if rows else 0,
                 "mean_completion_tokens": round(statistics.fmean([r["completion_tokens"] for r in rows]), 1)
                 if rows else 0}
     stages: dict[str, list[dict[str, float]]] = defaultdict(list)
@@ -114,6 +119,7 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
     per_stage = {name: {"runs": len(v), "median_s": round(percentile([s["seconds"] for s in v], 0.5), 2),
                         "p95_s": round(percentile([s["seconds"] for s in v], 0.95), 2),
                         "mean_prompt_tokens": round(statistics.fmean([s["prompt_tokens"] for s in v]), 1),
+                        "mean_cached_tokens": round(statistics.fmean([s.get("cached_tokens", 0) for s in v]), 1),
                         "mean_completion_tokens": round(statistics.fmean([s["completion_tokens"] for s in v]), 1)}
                  for name, v in stages.items()}
     return {"all": block(records), "cold": block([r for r in records if r["cold"]]),
@@ -126,11 +132,12 @@ def print_summary(order: str, summary: dict[str, Any]) -> None:
     for key in ("all", "cold", "warm"):
         b = summary[key]
         print(f"{key:5} n={b['n']:3d} median {b['median_s']:6.2f} s  p95 {b['p95_s']:6.2f} s  "
-              f"tokens {b['mean_prompt_tokens']:7.1f} + {b['mean_completion_tokens']:6.1f}")
-    print(f"{'stage':18} {'runs':>4} {'median s':>9} {'p95 s':>7} {'prompt tok':>10} {'compl tok':>9}")
+              f"tokens {b['mean_prompt_tokens']:7.1f} ({b['mean_cached_tokens']:7.1f} cached) + "
+              f"{b['mean_completion_tokens']:6.1f}")
+    print(f"{'stage':18} {'runs':>4} {'median s':>9} {'p95 s':>7} {'prompt tok':>10} {'cached':>8} {'compl tok':>9}")
     for name, s in sorted(summary["stages"].items(), key=lambda kv: -kv[1]["median_s"]):
         print(f"{name:18} {s['runs']:4d} {s['median_s']:9.2f} {s['p95_s']:7.2f} {s['mean_prompt_tokens']:10.1f} "
-              f"{s['mean_completion_tokens']:9.1f}")
+              f"{s['mean_cached_tokens']:8.1f} {s['mean_completion_tokens']:9.1f}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -138,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dataset", choices=["demo", "spider", "file"], default="demo")
     parser.add_argument("--path")
+    parser.add_argument("--split", choices=["all", "dev", "test"], default="all",
+                        help="with --dataset demo: the whole gold set or its fixed dev or test half")
     parser.add_argument("--sample", type=int)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--limit", type=int, default=10)
@@ -147,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", help="write the records and summaries here")
     args = parser.parse_args(argv)
     settings = Settings()
-    all_items = load_dataset(args.dataset, args.path)
+    all_items = load_dataset(args.dataset, args.path, args.split)
     items = select(all_items, limit=args.limit, sample=args.sample, seed=args.seed)
     if settings.uses_local_llm():
         ensure_local_server(settings)

@@ -31,7 +31,7 @@ def langsmith_link(run_id: str) -> str | None:
 def steps_frame(trace: list[dict[str, Any]]) -> pd.DataFrame:
     """One row per node visit: node, step, tool, input, output, latency, LLM calls, tokens, error."""
     cols = ["node", "step", "tool", "input", "output", "latency_s", "llm_calls", "prompt_tokens",
-            "completion_tokens", "ok", "error"]
+            "cached_tokens", "completion_tokens", "ok", "error"]
     return pd.DataFrame([{c: r.get(c) for c in cols} for r in trace], columns=cols)
 
 

@@ -84,7 +84,7 @@ def show_turn(out: Outcome, settings: Settings, key: str) -> None:
             st.dataframe(pd.DataFrame(out.candidates), width="stretch", hide_index=True)
             st.json({"judge": out.judge, "verifier": out.verifier}, expanded=False)
     st.caption(f"{out.latency_s} s · {out.llm_calls} LLM calls · "
-               f"{out.prompt_tokens}+{out.completion_tokens} tokens · "
+               f"{out.prompt_tokens}+{out.completion_tokens} tokens ({out.cached_tokens} cached) · "
                f"plan: {out.plan_source or '-'}")
 
 

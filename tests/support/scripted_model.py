@@ -21,11 +21,29 @@ Reply = str | dict[str, Any] | Exception
 Script = Callable[[list[BaseMessage]], Reply]
 
 
-def _as_message(reply: Reply, messages: list[BaseMessage]) -> AIMessage:
+def _words(messages: list[BaseMessage]) -> list[str]:
+    return [w for m in messages for w in str(m.content).split()]
+
+
+def _cached(words: list[str], earlier: list[list[BaseMessage]]) -> int:
+    """Words of the longest prefix ``words`` shares with one of the last four prompts (a server with 4 slots)."""
+    best = 0
+    for prompt in earlier[-4:]:
+        shared = 0
+        for a, b in zip(words, _words(prompt), strict=False):
+            if a != b:
+                break
+            shared += 1
+        best = max(best, shared)
+    return best
+
+
+def _as_message(reply: Reply, messages: list[BaseMessage], earlier: list[list[BaseMessage]]) -> AIMessage:
     if isinstance(reply, Exception):
         raise reply
     text = reply if isinstance(reply, str) else json.dumps(reply)
-    prompt_tokens = sum(len(str(m.content).split()) for m in messages)
+    words = _words(messages)
+    prompt_tokens = len(words)
     completion_tokens = max(1, len(text.split()))
     return AIMessage(
         content=text,
@@ -33,6 +51,7 @@ def _as_message(reply: Reply, messages: list[BaseMessage]) -> AIMessage:
             "input_tokens": prompt_tokens,
             "output_tokens": completion_tokens,
             "total_tokens": prompt_tokens + completion_tokens,
+            "input_token_details": {"cache_read": _cached(words, earlier)},
         },
     )
 
@@ -57,6 +76,7 @@ class ScriptedChatModel(FakeMessagesListChatModel):
         run_manager: Any = None,
         **kwargs: Any,
     ) -> ChatResult:
+        earlier = list(self.prompts)
         self.prompts.append(list(messages))
         if self.script is not None:
             reply: Reply = self.script(list(messages))
@@ -65,7 +85,7 @@ class ScriptedChatModel(FakeMessagesListChatModel):
             self.i += 1
         else:
             raise RuntimeError("ScriptedChatModel has neither a script nor replies")
-        return ChatResult(generations=[ChatGeneration(message=_as_message(reply, messages))])
+        return ChatResult(generations=[ChatGeneration(message=_as_message(reply, messages, earlier))])
 
     @property
     def _llm_type(self) -> str:

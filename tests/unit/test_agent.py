@@ -62,6 +62,9 @@ def test_answers_with_planner_plan(shop_settings: Settings, shop_store: ChromaSt
     assert out.llm_calls == 3  # planner, the direct and the plain candidate (they agree: the cascade stops)
     assert not models["organizer"].prompts
     assert out.prompt_tokens > 0 and out.completion_tokens > 0
+    # the plain candidate reuses the direct candidate's prompt up to the hints: served from the prompt cache
+    assert 0 < out.cached_tokens < out.prompt_tokens
+    assert all(0 <= u["cached_tokens"] <= u["prompt_tokens"] for u in out.usage)
     generator_prompt = _prompt_text(models["generator"].prompts[0])
     assert "customers" in generator_prompt and "country" in generator_prompt
     assert "How many orders are there?" in generator_prompt  # the retrieved few-shot example
