@@ -2,7 +2,8 @@
 
 Runs the agent (the same ``ask`` as the app, the CLI and the evaluation) over a dataset sample and prints:
 
-* per question: wall seconds, LLM calls, prompt and completion tokens;
+* per question: wall seconds, LLM calls, prompt tokens (and those served from the prompt cache), completion
+  tokens; the ``--json`` file also keeps each LLM call (role, label, seconds, tokens);
 * per stage: the planner, each plan step's tool (schema retrieval, examples, values, generation, execution,
   judge, verifier, chart) and the answer, as median and p95 seconds, with the LLM tokens spent there;
 * cold versus warm: a question is *cold* when it is the first one of its database in the run (the server's
@@ -94,7 +95,8 @@ def run_order(items: list[EvalItem], settings: Settings, store: ChromaStore, llm
         records.append({"qid": item.qid, "db_id": item.db_id, "order": order, "cold": cold, "seconds": wall,
                         "status": out.status, "llm_calls": out.llm_calls, "prompt_tokens": out.prompt_tokens,
                         "cached_tokens": out.cached_tokens,
-                        "completion_tokens": out.completion_tokens, "stages": stage_times(out)})
+                        "completion_tokens": out.completion_tokens, "stages": stage_times(out),
+                        "calls": out.usage})
         print(f"{order:8} {'cold' if cold else 'warm'} {wall:6.1f} s  {out.llm_calls} calls  "
               f"{out.prompt_tokens:5d}+{out.completion_tokens:4d} tok ({out.cached_tokens:5d} cached)  "
               f"{item.db_id}: {item.question[:60]}",
