@@ -155,6 +155,21 @@ def usage_of(message: BaseMessage) -> tuple[int, int, int]:
             int(details.get("cached_tokens") or 0))
 
 
+def usage_of_error(exc: BaseException) -> tuple[int, int, int]:
+    """``(prompt_tokens, completion_tokens, cached_tokens)`` of a failed call whose reply came back anyway.
+
+    The OpenAI client raises ``LengthFinishReasonError`` when a structured reply reaches ``max_tokens``; the
+    server has read the prompt and written every one of those tokens, and the error carries the completion's
+    usage. Zeros for errors without one (a refused connection, a timeout).
+    """
+    usage = getattr(getattr(exc, "completion", None), "usage", None)
+    if usage is None:
+        return 0, 0, 0
+    details = getattr(usage, "prompt_tokens_details", None)
+    return (int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0),
+            int(getattr(details, "cached_tokens", 0) or 0))
+
+
 def _describe(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     name = type(exc).__name__
@@ -174,7 +189,9 @@ def _attempt(llms: LLMProvider, role: Role, usage: UsageLog, label: str | None,
         try:
             return call(), started
         except Exception as exc:  # recorded here, retried or re-raised by the caller's policy
-            usage.add(LLMCall(role, time.perf_counter() - started, ok=False, error=_describe(exc), label=label))
+            prompt_tokens, completion_tokens, cached = usage_of_error(exc)
+            usage.add(LLMCall(role, time.perf_counter() - started, prompt_tokens, completion_tokens, ok=False,
+                              error=_describe(exc), label=label, cached_tokens=cached))
             raise
 
     return call_with_retries(llms.settings.llm(role), once)

@@ -41,3 +41,41 @@ def test_cached_prompt_tokens_are_priced_apart_where_a_price_is_set() -> None:
     assert same.cost_usd(calls) == 1.0
     odd = [{"role": "generator", "prompt_tokens": 10, "cached_tokens": 50, "completion_tokens": 0}]
     assert priced.cost_usd(odd) == 10 * 0.25 / 1e6  # never more cached than read
+
+
+def test_a_reply_cut_at_the_length_limit_still_counts_its_tokens() -> None:
+    from openai import LengthFinishReasonError
+    from openai.types.chat import ChatCompletion
+    from pydantic import BaseModel
+
+    from core.llm import LLMError, LLMProvider, invoke_structured, usage_of_error
+
+    completion = ChatCompletion.model_validate({
+        "id": "x", "object": "chat.completion", "created": 0, "model": "m",
+        "choices": [{"index": 0, "finish_reason": "length", "message": {"role": "assistant", "content": "{\"sql\": \"SEL"}}],
+        "usage": {"prompt_tokens": 3722, "completion_tokens": 600, "total_tokens": 4322,
+                  "prompt_tokens_details": {"cached_tokens": 3645}}})
+    error = LengthFinishReasonError(completion=completion)
+    assert usage_of_error(error) == (3722, 600, 3645)
+    assert usage_of_error(TimeoutError("slow")) == (0, 0, 0)
+
+    class Reply(BaseModel):
+        sql: str
+
+    class Runaway:
+        def with_structured_output(self, *args: object, **kwargs: object) -> Runaway:
+            return self
+
+        def invoke(self, messages: object) -> object:
+            raise error
+
+    llms = LLMProvider(Settings(), overrides={"generator": Runaway()})  # type: ignore[dict-item]
+    usage = UsageLog()
+    try:
+        invoke_structured(llms, "generator", [], Reply, usage, label="candidate 1 direct")
+    except LLMError as exc:
+        assert "length limit" in str(exc)
+    else:
+        raise AssertionError("a reply cut at the length limit must fail")
+    assert usage.calls and all(not c.ok for c in usage.calls)
+    assert all((c.prompt_tokens, c.completion_tokens, c.cached_tokens) == (3722, 600, 3645) for c in usage.calls)
