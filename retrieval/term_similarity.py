@@ -33,6 +33,19 @@ def split_identifier(name: str) -> str:
     return " ".join(_CAMEL.sub(" ", name).replace("_", " ").replace("-", " ").split()).lower()
 
 
+def name_parts(catalog: TableCatalog) -> set[str]:
+    """The folded words of every table and column name of ``catalog`` (``"FLR_EXRCS_PNTS"`` -> flr, exrcs, pnts).
+
+    What :func:`abbreviates` is tried with to tell whether a name accounts for a word of a question.
+    """
+    parts: set[str] = set()
+    for table in catalog.names:
+        parts.update(split_identifier(table).split())
+        for column in catalog.columns.get(table, []):
+            parts.update(split_identifier(column).split())
+    return parts
+
+
 def schema_phrases(catalog: TableCatalog) -> list[str]:
     """Every table name and every ``"<table> <column>"`` / ``"<column>"`` phrase of ``catalog``, de-duplicated."""
     phrases: list[str] = []
@@ -101,7 +114,7 @@ def similar_words(words: Sequence[str], phrases: Sequence[str], embed: Embed, th
     return {w for w, sim in zip(words, best, strict=True) if float(sim) >= threshold}
 
 
-def _abbreviates(part: str, word: str) -> bool:
+def abbreviates(part: str, word: str) -> bool:
     """True when the name part ``part`` can abbreviate ``word``.
 
     That is its prefix ("rev" / "revenue") or its letters in order with the same first letter ("qty" /
@@ -121,7 +134,7 @@ def rank_columns(word: str, catalog: TableCatalog, embed: Embed, *, tables: Sequ
     """The ``k`` columns most likely to hold what ``word`` names: ``[(table, column, score)]``, best first.
 
     ``score`` (0-1) is the larger of the cosine similarity of ``word`` to ``"<table> <column>"`` (names split
-    into words) and 0.8 when a part of the column's name abbreviates ``word`` (:func:`_abbreviates`:
+    into words) and 0.8 when a part of the column's name abbreviates ``word`` (:func:`abbreviates`:
     ``t_fed_rev`` for "revenue"). Only ``tables`` are searched when given (else every table). Used to ask the
     analyst which column means a word the schema does not document, instead of declaring the data missing.
     Raises whatever ``embed`` raises.
@@ -135,7 +148,7 @@ def rank_columns(word: str, catalog: TableCatalog, embed: Embed, *, tables: Sequ
     scored = []
     for (table, column), sim in zip(pairs, sims, strict=True):
         parts = re.split(r"[\s]+", split_identifier(column))
-        abbreviation = 0.8 if any(_abbreviates(p, word) for p in parts) else 0.0
+        abbreviation = 0.8 if any(abbreviates(p, word) for p in parts) else 0.0
         scored.append((table, column, round(max(float(sim), abbreviation), 4)))
     scored.sort(key=lambda item: -item[2])
     return scored[:k]

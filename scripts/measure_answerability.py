@@ -20,6 +20,10 @@ With ``--llm`` the check runs as configured but with ``answerability.llm_check``
 call per question that still has uncovered words, nothing else: no SQL is written), and the script prints the
 decided kind per expected kind: the boundary set's kind accuracy, and on answerable questions the false
 refusals, which are all the EX the check can cost (``--ex RUN.jsonl`` names those a run had right).
+
+With ``--term-checks`` (no model) it scores the "which column means this word?" checks that answers carry under
+``answerability.missing_data = ask`` (:mod:`tools.term_check`) against each question's gold query: how many
+answers carry a check, and per check whether a column the gold query reads is offered (first or at all).
 """
 
 from __future__ import annotations
@@ -40,7 +44,10 @@ from core.llm import LLMProvider, UsageLog  # noqa: E402
 from core.local_server import ensure_local_server  # noqa: E402
 from core.settings import Settings  # noqa: E402
 from database.connection import Database  # noqa: E402
-from eval.datasets import select  # noqa: E402
+from database.schema_reader import read_schema  # noqa: E402
+from eval.configs import parse_configs  # noqa: E402
+from eval.datasets import EvalItem, select  # noqa: E402
+from eval.linking import gold_links  # noqa: E402
 from eval.runner import load_dataset, prepare_store  # noqa: E402
 from retrieval.embeddings import get_embedding_function  # noqa: E402
 from retrieval.store import ChromaStore  # noqa: E402
@@ -59,6 +66,36 @@ def evidence(deps: AgentDeps, question: str) -> dict[str, Any]:
         if step.tool == "check_question":
             return dict(results[step.id].value)
     return {}
+
+
+def report_term_checks(rows: list[dict[str, Any]], items: list[EvalItem], agents: dict[str, AgentDeps]) -> None:
+    """Print how many answers carry a term check and how often a check offers a column the gold query reads."""
+    by_qid = {i.qid: i for i in items}
+    answered = [r for r in rows if r["kind"] == "answer"]
+    with_checks = [r for r in answered if r["term_checks"]]
+    checks = first = offered = empty = 0
+    lines = []
+    for r in with_checks:
+        item = by_qid[r["qid"]]
+        db = agents[item.database_url].db
+        schema = {t.name: [c.name for c in t.columns] for t in read_schema(db, sample_rows=0)}
+        links = gold_links(item.gold_sql, schema, db.dialect)
+        gold = {f"{t}.{c}".lower() for t, c in links.columns} if links else set()
+        for check in r["term_checks"]:
+            checks += 1
+            options = [f"{o['table']}.{o['column']}".lower() for o in check["options"]]
+            empty += not options
+            first += bool(options) and options[0] in gold
+            offered += any(o in gold for o in options)
+            shown = ", ".join(f"{o['table']}.{o['column']} {o['score']:.2f}" for o in check["options"])
+            mark = "first" if options and options[0] in gold else "offered" if any(o in gold for o in options) else "-"
+            lines.append(f"  {mark:7} {r['qid']:14} '{check['term']}': {shown}  | {r['question'][:60]}")
+    print(f"{len(answered)} answered questions, {len(with_checks)} with a term check "
+          f"({100 * len(with_checks) / max(len(answered), 1):.1f}%); {checks} checks")
+    if checks:
+        print(f"  a gold column offered first {first} ({100 * first / checks:.1f}%), offered at all {offered} "
+              f"({100 * offered / checks:.1f}%), no option {empty}")
+    print("\n".join(lines))
 
 
 def report_llm(rows: list[dict[str, Any]], ex_path: str | None) -> None:
@@ -89,18 +126,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--limit", type=int)
+    parser.add_argument("--config", default="with_examples",
+                        help="evaluation configuration whose retrieval settings apply (eval.configs: with_examples, "
+                        "no_examples...); without examples the examples' words cover nothing")
+    parser.add_argument("--ids", help="only these question ids: comma-separated, or @FILE with one per line")
     parser.add_argument("--thresholds", default="0.5,0.55,0.6,0.65,0.7,0.8,1.01")
     parser.add_argument("--chroma", help="Chroma folder (default: a fresh temporary one)")
     parser.add_argument("--words", action="store_true", help="list every uncovered word with its nearest name")
     parser.add_argument("--json", help="write the per-question evidence here")
     parser.add_argument("--llm", action="store_true", help="decide with the model check on (real model calls)")
     parser.add_argument("--ex", help="with --llm: an eval run's records (JSONL) to count refused questions it had right")
+    parser.add_argument("--term-checks", action="store_true",
+                        help="score the answers' term checks against the gold queries' columns (no model)")
     args = parser.parse_args(argv)
     base = Settings()
-    check = {"llm_check": True} if args.llm else {"llm_check": False, "synonym_similarity": 1.0}
-    settings = base.model_copy(update={"answerability": base.answerability.model_copy(update=check)})
+    check = ({"llm_check": True} if args.llm else {"llm_check": False, "missing_data": "ask"} if args.term_checks
+             else {"llm_check": False, "synonym_similarity": 1.0})
+    settings = parse_configs(args.config)[0].apply(base)
+    settings = settings.model_copy(update={"answerability": settings.answerability.model_copy(update=check)})
     all_items = load_dataset(args.dataset, args.path)
-    items = select(all_items, limit=args.limit, sample=args.sample, seed=args.seed)
+    if args.ids:
+        text = Path(args.ids[1:]).read_text() if args.ids.startswith("@") else args.ids.replace(",", "\n")
+        wanted = {line.strip() for line in text.splitlines() if line.strip()}
+        items = [i for i in all_items if i.qid in wanted]
+    else:
+        items = select(all_items, limit=args.limit, sample=args.sample, seed=args.seed)
     chroma = Path(args.chroma) if args.chroma else Path(tempfile.mkdtemp(prefix="nl2sql-answerability-"))
     store = ChromaStore(chroma, get_embedding_function(settings))
     prepare_store(store, settings, all_items, items, per_db=40, seed=args.seed)
@@ -118,7 +168,13 @@ def main(argv: list[str] | None = None) -> int:
         nearest = ev.get("nearest", {})
         rows.append({"qid": item.qid, "expect": item.expect, "question": item.question, "kind": value.get("kind"),
                      "rule": ev.get("rule"), "missing": value.get("missing"),
-                     "uncovered": {w: nearest.get(w, ["", 0.0]) for w in ev.get("uncovered", [])}})
+                     "uncovered": {w: nearest.get(w, ["", 0.0]) for w in ev.get("uncovered", [])},
+                     "term_checks": ev.get("term_checks", [])})
+    if args.term_checks:
+        report_term_checks(rows, items, agents)
+        if args.json:
+            Path(args.json).write_text(json.dumps(rows, indent=1))
+        return 0
     if args.llm:
         report_llm(rows, args.ex)
         if args.json:

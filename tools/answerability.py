@@ -52,9 +52,17 @@ from knowledge.records import KnowledgeRecord
 from prompts import answerability as prompt
 from prompts.schema_prefix import schema_prefix
 from retrieval.embeddings import get_embedding_function
-from retrieval.term_similarity import nearest_schema_names
+from retrieval.term_similarity import name_parts, nearest_schema_names
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
-from tools.coverage import can_name_data, is_french, schema_legibility, uncovered_terms, vocabulary
+from tools.coverage import (
+    can_name_data,
+    is_french,
+    quoted_words,
+    schema_legibility,
+    uncovered_terms,
+    vocabulary,
+    written_forms,
+)
 from tools.masked_names import stored_as_values, stored_in_masked_columns
 from tools.term_check import term_checks
 
@@ -192,7 +200,9 @@ class CheckQuestionTool(Tool[CheckQuestionArgs]):
                 return done("clarify", f"record {record.id} is ambiguous",
                             readings=[f"{base}, {r}?" for r in record.readings[:4]])
         known = vocabulary(ctx, records, f"{args.schema_text}\n{args.examples_text}", args.mentions)
-        uncovered = uncovered_terms(args.question, known, cfg.common_word_zipf)
+        catalog = ctx.catalog() if ctx.store is not None else None
+        parts = name_parts(catalog) if catalog is not None else set()
+        uncovered = uncovered_terms(args.question, known, cfg.common_word_zipf, parts)
         names = stored_in_masked_columns(ctx, args.question, uncovered) if uncovered else set()
         if names:  # a person's name, stored in a masked column: known data, not a missing concept
             evidence["stored_names"] = sorted(names)
@@ -204,14 +214,16 @@ class CheckQuestionTool(Tool[CheckQuestionArgs]):
         uncovered = self._not_synonyms(ctx, uncovered, cfg.synonym_similarity, evidence)
         evidence["uncovered"] = uncovered
         if uncovered and cfg.missing_data == "ask":
-            data_words = [w for w in uncovered if can_name_data(w, french=is_french(args.question))]
-            checks = term_checks(ctx, data_words[:2], args.tables) if data_words else []
+            quoted = quoted_words(args.question)
+            data_words = [w for w in uncovered if can_name_data(w, french=is_french(args.question)) and w not in quoted]
+            written = written_forms(args.question)
+            shown = [written.get(w, w) for w in data_words[:2]]
+            checks = term_checks(ctx, shown, args.tables) if shown else []
             evidence["term_checks"] = [c.model_dump() for c in checks]
             return done("answer", "uncovered words: answering with the likeliest columns and asking which "
                         "columns mean them (answerability.missing_data = ask)")
         if not uncovered or not cfg.llm_check:
             return done("answer", "all words covered" if not uncovered else "model check off")
-        catalog = ctx.catalog() if ctx.store is not None else None
         legibility = schema_legibility(catalog) if catalog is not None else 1.0
         evidence["legibility"] = round(legibility, 3)
         if legibility < cfg.min_legibility:

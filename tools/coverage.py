@@ -20,11 +20,13 @@ from __future__ import annotations
 import functools
 import os
 import re
+from collections.abc import Collection
 from typing import Any
 
 from knowledge.lookup import normalise
 from knowledge.records import KnowledgeRecord
 from retrieval.hybrid import TableCatalog
+from retrieval.term_similarity import abbreviates
 from tools.base import ToolContext
 
 FRENCH_MARKERS = frozenset({"le", "la", "les", "de", "du", "des", "est", "quel", "quelle", "quels", "une", "un",
@@ -100,12 +102,26 @@ def prefix_covered(word: str, vocabulary: set[str]) -> bool:
     return False
 
 
-def uncovered_terms(question: str, vocabulary: set[str], common_zipf: float) -> list[str]:
+def written_forms(question: str) -> dict[str, str]:
+    """Each folded word of ``question`` (:func:`knowledge.lookup.normalise`) -> the word as written, lower-cased.
+
+    The folding is for matching ("coaches" -> "coache"); what is shown to the analyst is the written word.
+    """
+    return {normalise(w)[0]: w for w in re.findall(r"[^\W_]+", question.lower()) if normalise(w)}
+
+
+_NEGATED = re.compile(r"n['\u2019]t\b", re.IGNORECASE)
+
+
+def uncovered_terms(question: str, vocabulary: set[str], common_zipf: float,
+                    name_parts: Collection[str] = ()) -> list[str]:
     """Content words of ``question`` that nothing in the database accounts for.
 
     A word (3+ letters, folded by :func:`knowledge.lookup.normalise`) is uncovered when it is neither in
     ``vocabulary`` (nor a form of a vocabulary word, :func:`prefix_covered`, nor half of two adjacent
-    question words a stored value runs together: "North Carolina" ~ 'NorthCarolina'), nor in :data:`GENERIC`, nor an
+    question words a stored value runs together: "North Carolina" ~ 'NorthCarolina'), nor abbreviated by one of
+    ``name_parts``, the words of the schema's identifiers (:func:`retrieval.term_similarity.abbreviates`:
+    ``FLR`` for "floor", ``GVRNR`` for "governor"), nor in :data:`GENERIC`, nor an
     English word at least ``common_zipf`` frequent (wordfreq; French: half a point more), nor so rare in both
     languages (under :data:`TYPO_ZIPF`) that it is a typo; codes and numbers are skipped. A question written in
     French (two or more of :data:`FRENCH_MARKERS`) is checked against an English schema, so there any ordinary
@@ -114,7 +130,8 @@ def uncovered_terms(question: str, vocabulary: set[str], common_zipf: float) -> 
     """
     from wordfreq import zipf_frequency
 
-    raw = {normalise(w)[0]: w for w in re.findall(r"[^\W_]+", question.lower()) if normalise(w)}
+    question = _NEGATED.sub(" not", question)  # "don't" is "do not", not the word "don"
+    raw = written_forms(question)
     tokens = normalise(question)
     joined = {w for a, b in zip(tokens, tokens[1:], strict=False) if a + b in vocabulary for w in (a, b)}
     french = is_french(question)
@@ -129,6 +146,8 @@ def uncovered_terms(question: str, vocabulary: set[str], common_zipf: float) -> 
             continue
         if max(english, french_zipf) < TYPO_ZIPF or prefix_covered(word, vocabulary | GENERIC):
             continue
+        if any(abbreviates(part, word) for part in name_parts):
+            continue
         out.append(word)
     return out
 
@@ -137,6 +156,18 @@ def is_french(question: str) -> bool:
     """True when ``question`` has two or more of :data:`FRENCH_MARKERS` (French function words)."""
     words = {w for w in re.findall(r"[^\W_]+", question.lower())}
     return len(FRENCH_MARKERS.intersection(words)) >= 2
+
+
+_QUOTED_TEXT = re.compile(r'"([^"]+)"|\u201c([^\u201d]+)\u201d|(?<!\w)\'([^\']+)\'(?!\w)')
+
+
+def quoted_words(question: str) -> set[str]:
+    """The folded words of ``question`` written inside quotation marks (``"Universal Music Group"``, 'rem').
+
+    Quoted text is a value the analyst typed, not the name of what a column holds: no column "means" it.
+    """
+    spans = [next(g for g in m.groups() if g) for m in _QUOTED_TEXT.finditer(question)]
+    return set(normalise(" ".join(spans))) if spans else set()
 
 
 def can_name_data(word: str, *, french: bool = False) -> bool:

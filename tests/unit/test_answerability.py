@@ -118,11 +118,50 @@ def test_default_answers_and_asks_which_column_means_an_unknown_word(shop_settin
     assert out.to_json()["term_checks"] == out.term_checks  # in ask --json and stored runs
 
 
+def test_no_column_is_asked_for_a_quoted_value(shop_settings: Settings, shop_store: ChromaStore) -> None:
+    """A quoted name the analyst typed is a value: the answer asks about the unknown word, not about the quote."""
+    from agent.runner import ask, build_deps
+    from tests.support.scripted_model import ScriptedChatModel
+
+    generator = ScriptedChatModel(script=_generator({"kind": "answer", "missing": "", "readings": []}))
+    deps = build_deps(shop_settings, llm_overrides={"generator": generator,
+                                                    "organizer": ScriptedChatModel(replies=[{"text": "x"}])},
+                      store=shop_store)  # type: ignore[arg-type]
+    out = ask(deps, 'What are the credit scores of the customers of "Zenith Quarkworks"?')
+    terms = {c["term"] for c in out.term_checks}
+    assert terms and terms <= {"credit", "scores"}  # asked as written, not as folded for matching ("score")
+
+
 def test_abbreviations_and_example_words_are_not_missing_data() -> None:
     from tools.coverage import GENERIC
 
     assert {"avg", "num", "qty", "pct"} <= GENERIC
     assert uncovered_terms("avg invoice amount by country, sorted", {"invoice", "amount", "country"}, 5.0) == []
+
+
+def test_a_word_an_abbreviated_name_accounts_for_is_covered() -> None:
+    """``GVRNR``, ``FLR`` and ``SAL`` name "governor", "floor" and "salary": no one is asked which column means them."""
+    from retrieval.term_similarity import abbreviates
+
+    question = "Show the lieutenant governor and the floor exercise points of the highest salary"
+    vocab = {"show", "points"}
+    assert uncovered_terms(question, vocab, 5.5) == ["lieutenant", "governor", "floor", "exercise", "salary"]
+    parts = {"ltnt", "gvrnr", "flr", "exrcs", "pnts", "sal", "prty", "id", "c6"}
+    assert uncovered_terms(question, vocab, 5.5, parts) == []
+    assert uncovered_terms("What is the credit score of Ana?", {"what"}, 5.0, parts) == ["score", "ana"]
+    assert not abbreviates("c6", "credit") and not abbreviates("id", "identifier")
+    negated = "How many customers don't have an account?"  # "don't" is "do not", not a word "don"
+    assert uncovered_terms(negated, {"customer", "account"}, 5.0) == []
+
+
+def test_quoted_text_is_a_value_not_a_column_to_ask_about() -> None:
+    from tools.coverage import quoted_words, written_forms
+
+    assert written_forms("How many coaches?") == {"how": "how", "many": "many", "coache": "coaches"}
+    assert quoted_words('Songs under the label "Universal Music Group"?') == {"universal", "music", "group"}
+    assert quoted_words("problems of the product 'rem' but not \u201caut\u201d") == {"rem", "aut"}
+    assert quoted_words("Johnson's customers' orders") == set()  # apostrophes are no quotes
+    assert quoted_words("no quotes here") == set()
 
 
 def test_follow_up_reply_completes_the_pending_question() -> None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from knowledge.files import load_knowledge, propose_synonym, save_knowledge
-from retrieval.term_similarity import _abbreviates
+from retrieval.term_similarity import abbreviates
 
 
 def test_a_name_part_abbreviates_a_word() -> None:
-    assert _abbreviates("rev", "revenue") and _abbreviates("qty", "quantity") and _abbreviates("amt", "amount")
-    assert not _abbreviates("id", "identifier")  # two letters never count
-    assert not _abbreviates("cat", "revenue") and not _abbreviates("revenue", "rev")
+    assert abbreviates("rev", "revenue") and abbreviates("qty", "quantity") and abbreviates("amt", "amount")
+    assert not abbreviates("id", "identifier")  # two letters never count
+    assert not abbreviates("cat", "revenue") and not abbreviates("revenue", "rev")
 
 
 def test_the_chosen_column_becomes_a_pending_synonym_and_nothing_is_lost(tmp_path: Path) -> None:
