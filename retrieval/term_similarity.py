@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from retrieval.hybrid import TableCatalog
+from retrieval.term_expansion import abbreviates
 
 Embed = Callable[[list[str]], Any]
 """A Chroma-style embedding function: a list of texts -> a list of vectors."""
@@ -31,19 +32,6 @@ _LOCK = threading.Lock()
 def split_identifier(name: str) -> str:
     """``"student_enrolment"`` -> ``"student enrolment"``, ``"DestAirport"`` -> ``"dest airport"``."""
     return " ".join(_CAMEL.sub(" ", name).replace("_", " ").replace("-", " ").split()).lower()
-
-
-def name_parts(catalog: TableCatalog) -> set[str]:
-    """The folded words of every table and column name of ``catalog`` (``"FLR_EXRCS_PNTS"`` -> flr, exrcs, pnts).
-
-    What :func:`abbreviates` is tried with to tell whether a name accounts for a word of a question.
-    """
-    parts: set[str] = set()
-    for table in catalog.names:
-        parts.update(split_identifier(table).split())
-        for column in catalog.columns.get(table, []):
-            parts.update(split_identifier(column).split())
-    return parts
 
 
 def schema_phrases(catalog: TableCatalog) -> list[str]:
@@ -114,28 +102,13 @@ def similar_words(words: Sequence[str], phrases: Sequence[str], embed: Embed, th
     return {w for w, sim in zip(words, best, strict=True) if float(sim) >= threshold}
 
 
-def abbreviates(part: str, word: str) -> bool:
-    """True when the name part ``part`` can abbreviate ``word``.
-
-    That is its prefix ("rev" / "revenue") or its letters in order with the same first letter ("qty" /
-    "quantity", "amt" / "amount"); parts of two letters or fewer never count.
-    """
-    part, word = part.lower(), word.lower()
-    if len(part) < 3 or len(part) >= len(word) or part[0] != word[0]:
-        return False
-    if word.startswith(part):
-        return True
-    rest = iter(word[1:])
-    return all(ch in rest for ch in part[1:])
-
-
 def rank_columns(word: str, catalog: TableCatalog, embed: Embed, *, tables: Sequence[str] = (),
                  k: int = 3) -> list[tuple[str, str, float]]:
     """The ``k`` columns most likely to hold what ``word`` names: ``[(table, column, score)]``, best first.
 
     ``score`` (0-1) is the larger of the cosine similarity of ``word`` to ``"<table> <column>"`` (names split
     into words) and 0.8 when a part of the column's name abbreviates ``word`` (:func:`abbreviates`:
-    ``t_fed_rev`` for "revenue"). Only ``tables`` are searched when given (else every table). Used to ask the
+    ``t_fed_rev`` for "revenue"; the rule of :func:`retrieval.term_expansion.abbreviates`). Only ``tables`` are searched when given (else every table). Used to ask the
     analyst which column means a word the schema does not document, instead of declaring the data missing.
     Raises whatever ``embed`` raises.
     """

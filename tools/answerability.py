@@ -52,7 +52,7 @@ from knowledge.records import KnowledgeRecord
 from prompts import answerability as prompt
 from prompts.schema_prefix import schema_prefix
 from retrieval.embeddings import get_embedding_function
-from retrieval.term_similarity import name_parts, nearest_schema_names
+from retrieval.term_similarity import nearest_schema_names
 from tools.base import Tool, ToolCall, ToolContext, ToolResult
 from tools.coverage import (
     can_name_data,
@@ -201,8 +201,8 @@ class CheckQuestionTool(Tool[CheckQuestionArgs]):
                             readings=[f"{base}, {r}?" for r in record.readings[:4]])
         known = vocabulary(ctx, records, f"{args.schema_text}\n{args.examples_text}", args.mentions)
         catalog = ctx.catalog() if ctx.store is not None else None
-        parts = name_parts(catalog) if catalog is not None else set()
-        uncovered = uncovered_terms(args.question, known, cfg.common_word_zipf, parts)
+        expander = catalog.expander if catalog is not None else None
+        uncovered = uncovered_terms(args.question, known, cfg.common_word_zipf, expander)
         names = stored_in_masked_columns(ctx, args.question, uncovered) if uncovered else set()
         if names:  # a person's name, stored in a masked column: known data, not a missing concept
             evidence["stored_names"] = sorted(names)

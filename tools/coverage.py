@@ -20,13 +20,12 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Collection
 from typing import Any
 
 from knowledge.lookup import normalise
 from knowledge.records import KnowledgeRecord
 from retrieval.hybrid import TableCatalog
-from retrieval.term_similarity import abbreviates
+from retrieval.term_expansion import TermExpander
 from tools.base import ToolContext
 
 FRENCH_MARKERS = frozenset({"le", "la", "les", "de", "du", "des", "est", "quel", "quelle", "quels", "une", "un",
@@ -114,14 +113,14 @@ _NEGATED = re.compile(r"n['\u2019]t\b", re.IGNORECASE)
 
 
 def uncovered_terms(question: str, vocabulary: set[str], common_zipf: float,
-                    name_parts: Collection[str] = ()) -> list[str]:
+                    names: TermExpander | None = None) -> list[str]:
     """Content words of ``question`` that nothing in the database accounts for.
 
     A word (3+ letters, folded by :func:`knowledge.lookup.normalise`) is uncovered when it is neither in
     ``vocabulary`` (nor a form of a vocabulary word, :func:`prefix_covered`, nor half of two adjacent
-    question words a stored value runs together: "North Carolina" ~ 'NorthCarolina'), nor abbreviated by one of
-    ``name_parts``, the words of the schema's identifiers (:func:`retrieval.term_similarity.abbreviates`:
-    ``FLR`` for "floor", ``GVRNR`` for "governor"), nor in :data:`GENERIC`, nor an
+    question words a stored value runs together: "North Carolina" ~ 'NorthCarolina'), nor abbreviated by a part of
+    a table or column name held by ``names`` (the catalog's :class:`retrieval.term_expansion.TermExpander`, the
+    rule lexical table search uses: ``FLR`` for "floor", ``GVRNR`` for "governor"), nor in :data:`GENERIC`, nor an
     English word at least ``common_zipf`` frequent (wordfreq; French: half a point more), nor so rare in both
     languages (under :data:`TYPO_ZIPF`) that it is a typo; codes and numbers are skipped. A question written in
     French (two or more of :data:`FRENCH_MARKERS`) is checked against an English schema, so there any ordinary
@@ -146,7 +145,7 @@ def uncovered_terms(question: str, vocabulary: set[str], common_zipf: float,
             continue
         if max(english, french_zipf) < TYPO_ZIPF or prefix_covered(word, vocabulary | GENERIC):
             continue
-        if any(abbreviates(part, word) for part in name_parts):
+        if names is not None and names.expand([raw.get(word, word), word]):
             continue
         out.append(word)
     return out

@@ -141,14 +141,14 @@ def test_abbreviations_and_example_words_are_not_missing_data() -> None:
 
 def test_a_word_an_abbreviated_name_accounts_for_is_covered() -> None:
     """``GVRNR``, ``FLR`` and ``SAL`` name "governor", "floor" and "salary": no one is asked which column means them."""
-    from retrieval.term_similarity import abbreviates
+    from retrieval.term_expansion import TermExpander, abbreviates
 
     question = "Show the lieutenant governor and the floor exercise points of the highest salary"
     vocab = {"show", "points"}
     assert uncovered_terms(question, vocab, 5.5) == ["lieutenant", "governor", "floor", "exercise", "salary"]
-    parts = {"ltnt", "gvrnr", "flr", "exrcs", "pnts", "sal", "prty", "id", "c6"}
-    assert uncovered_terms(question, vocab, 5.5, parts) == []
-    assert uncovered_terms("What is the credit score of Ana?", {"what"}, 5.0, parts) == ["score", "ana"]
+    names = TermExpander(["ltnt", "gvrnr", "flr", "exrcs", "pnts", "sal", "prty", "id", "c6"])
+    assert uncovered_terms(question, vocab, 5.5, names) == []
+    assert uncovered_terms("What is the credit score of Ana?", {"what"}, 5.0, names) == ["score", "ana"]
     assert not abbreviates("c6", "credit") and not abbreviates("id", "identifier")
     negated = "How many customers don't have an account?"  # "don't" is "do not", not a word "don"
     assert uncovered_terms(negated, {"customer", "account"}, 5.0) == []

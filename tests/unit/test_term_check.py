@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from knowledge.files import load_knowledge, propose_synonym, save_knowledge
-from retrieval.term_similarity import abbreviates
+from retrieval.term_expansion import abbreviates
 
 
 def test_a_name_part_abbreviates_a_word() -> None:
