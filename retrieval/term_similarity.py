@@ -107,9 +107,10 @@ def rank_columns(word: str, catalog: TableCatalog, embed: Embed, *, tables: Sequ
     """The ``k`` columns most likely to hold what ``word`` names: ``[(table, column, score)]``, best first.
 
     ``score`` (0-1) is the larger of the cosine similarity of ``word`` to ``"<table> <column>"`` (names split
-    into words) and 0.8 when a part of the column's name abbreviates ``word`` (:func:`abbreviates`:
-    ``t_fed_rev`` for "revenue"; the rule of :func:`retrieval.term_expansion.abbreviates`). Only ``tables`` are searched when given (else every table). Used to ask the
-    analyst which column means a word the schema does not document, instead of declaring the data missing.
+    into words) and 0.8 when a part of the column's name abbreviates ``word``
+    (:func:`retrieval.term_expansion.abbreviates`: ``t_fed_rev`` for "revenue"). Only ``tables`` are searched
+    when given (else every table). Used to ask the analyst which column means a word the schema does not
+    document, instead of declaring the data missing.
     Raises whatever ``embed`` raises.
     """
     wanted = {t.lower() for t in tables}
