@@ -16,6 +16,11 @@ from pydantic import BaseModel, Field
 class RewriteSettings(BaseModel):
     """One switch per rewrite step, named after it, in pipeline order (``candidate``, ``rescue``, ``fresh``)."""
 
+    respell_columns: bool = Field(
+        True, description="Replace a column name no table has (the model's FIRST_NAME for FRST_NM) with the one "
+        "column of its SELECT's tables spelled alike: the same once case and separators go, or part by part "
+        "equal or abbreviated (rewrites.respell), before the query runs, instead of spending a model repair.",
+    )
     fix_qualifiers: bool = Field(
         True, description="Re-point a column qualified with the wrong table of its SELECT to the only table there "
         "that has it (rewrites.qualify), before the query runs.",

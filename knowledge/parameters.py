@@ -80,10 +80,15 @@ def describe(requirement: str) -> str:
     return "which " + " or ".join(f"{c.replace('_', ' ')} ({t})" for t, c in cols) if cols else requirement
 
 
-_UNSTATED_TIME = re.compile(r"\b(?:the|that|a given|a specific|a certain|le|la|ce|cette)\s+"
-                            r"(?:year|month|quarter|week|day|date|année|annee|mois|trimestre|semaine|jour)\b"
-                            r"(?!\s*(?:of|before|after|when|with|de|du|où))", re.IGNORECASE)
-
+_UNSTATED_TIME = re.compile(
+    r"\b(?:in|over|for|during|within|throughout|across|on|at|en|sur|pendant|durant|dans|pour)\s+"
+    r"(?:the|that|a given|a specific|a certain|le|la|ce|cette)\s+"
+    r"(?:year|month|quarter|week|day|date|année|annee|mois|trimestre|semaine|jour)\b"
+    r"(?=\s*(?:[?.!,;:]|$|(?:and|or|et|ou)\b))", re.IGNORECASE)
+"""A time span or point the question refers to without stating it: a preposition, "the" and a time word that ends
+its phrase ("sales in the month?", "return over the quarter"). Asking for such a column ("What are the date and
+venue ...") or naming it by what follows ("the year in which ...", "the date the claim was made", "in ascending
+order of the year held") is no such reference."""
 
 
 _QUANTIFIERS = frozenset({"each", "every", "all", "which", "per", "by", "across", "any", "chaque", "quel", "quelle"})
@@ -106,6 +111,17 @@ _ENDS_PHRASE = re.compile(r"\s*(?:[?.!,;:]|$)|\s+(?:is|was|are|were|has|had|have
                           r"sold|spend|spent|get|got|make|made|pay|paid|contain|contains|hold|holds|cost|costs)\b")
 
 
+_PICK = re.compile(r"\b(?:most|least|fewest|highest|lowest|largest|smallest|biggest|greatest|best|worst|earliest|"
+                   r"latest|oldest|youngest|longest|shortest|plus|moins)\b", re.IGNORECASE)
+"""A superlative after "the <entity>" in its sentence: the question picks that entity (it is the answer)."""
+
+
+_LISTED = re.compile(r"(?:^|[.?!;]\s*)(?:please\s+)?(?:list|show|give(?:\s+me)?|return|display)\b"
+                     r"(?:\s+|[^.?!;]*,\s*(?:and\s+)?)$", re.IGNORECASE)
+"""The start of a request for columns, up to "the <entity>" as its first item or one after a comma: the entity's
+column is asked for, not one entity pointed at."""
+
+
 def unstated_entity(question: str, entity_words: dict[str, str], linked_tables: set[str]) -> str | None:
     """The table of a singular "the <entity>" the question never names (None when there is none).
 
@@ -113,8 +129,11 @@ def unstated_entity(question: str, entity_words: dict[str, str], linked_tables: 
     many tracks are on the playlist?" points at one playlist without naming it. Only when the entity word ends
     its noun phrase (punctuation or a verb follows), no qualifier follows ("the customer with the most
     invoices", "the artist of ...") and no value of that table was linked, and not when it refers back to the
-    same word quantified earlier ("For each shop, return ... the name of the shop") or asked for earlier ("Which
-    county has the largest population? Give me the name of the county.").
+    same word quantified earlier ("For each shop, return ... the name of the shop"), asked for earlier ("Which
+    county has the largest population? Give me the name of the county.") or written earlier at all ("the name
+    of its host ... the age of the host"), nor when it is quantified or named just before it ("all the
+    faculty", "Astrid Gruber the customer"), listed among the columns asked for ("List the grape, winery and
+    year ...") or picked by a superlative after it ("the nurse has the most appointments").
     """
     for match in re.finditer(r"\bthe\s+([a-z_]+)\b", question, re.IGNORECASE):
         word = match.group(1).lower()
@@ -126,22 +145,27 @@ def unstated_entity(question: str, entity_words: dict[str, str], linked_tables: 
             continue  # "for each shop, ... the name of the shop": it refers back to a quantified entity
         if re.search(rf"\b(?:which|what)\s+(?:\w+\s+)?{re.escape(word)}s?\b", question[: match.start()], re.IGNORECASE):
             continue  # "Which county has the largest population? Give the name of the county": the asked one
-        if re.search(rf"\b{re.escape(word)}s\b", question[: match.start()], re.IGNORECASE):
-            continue  # "phones and the region of markets ..., by the ranking of the market": any of those named
+        if re.search(rf"\b{re.escape(word)}(?:s|es)?\b", question[: match.start()], re.IGNORECASE):
+            continue  # named before: "phones and the region of markets ..., by the ranking of the market", "its
+            # location and the name of its host. Sort ... by the age of the host": it refers back to that one
         if not _ENDS_PHRASE.match(question[match.end():]):
             continue  # a name or a noun follows: "the album 'Let There Be Rock'", "the currency codes"
+        before = question[: match.start()]
+        if (re.search(r"\b(?:all|tous|toutes)\s+$", before, re.IGNORECASE)
+                or re.search(r"\w\s+[A-Z][\w'-]*\s+$", before)):
+            continue  # quantified ("all the faculty") or named just before ("Astrid Gruber the customer")
+        if _LISTED.search(before):
+            continue  # asked for: "List the grape, winery and year ...", "Show the season, the player, and ..."
+        if _PICK.search(re.split(r"[.?!;]", question[match.end():], maxsplit=1)[0]):
+            continue  # the one the question picks: "the nurse has the most appointments", "the order made most
+            # recently" ask which one, they do not point at one already chosen
         return entity_words[word]
     return None
 
 
 def unstated_time(question: str) -> bool:
-    """True when the question points at a year, month, day... it never states ("sales in the month")."""
-    if has_date(question):
-        return False
-    for found in _UNSTATED_TIME.finditer(question):
-        if re.search(r"\b(?:order\s+of|by)\s+$", question[: found.start()], re.IGNORECASE):
-            continue  # a sort key: "in ascending order of the year held", "sorted by the date"
-        if re.match(r"\s+(?:held|built|born|made|begun|won|run|\w+ed)\b", question[found.end():], re.IGNORECASE):
-            continue  # an attribute: "the year founded", "the date opened"
-        return True
-    return False
+    """True when the question points at a year, month, day... it never states ("sales in the month").
+
+    See :data:`_UNSTATED_TIME`; a question that states a date or a period (:func:`has_date`) never does.
+    """
+    return not has_date(question) and _UNSTATED_TIME.search(question) is not None

@@ -60,6 +60,9 @@ def _step(name: str, phase: Phase, needs: tuple[Need, ...], source: str, doc: st
 
 
 STEPS: tuple[RewriteStep, ...] = (
+    _step("respell_columns", "candidate", ("index",), "rewrites.respell (DIN-SQL self-correction)",
+          "a column name no table has is replaced by the one column of its SELECT's tables that spells it in "
+          "short or another case (FIRST_NAME -> FRST_NM)", steps.respelled),
     _step("fix_qualifiers", "candidate", ("index",), "rewrites.qualify",
           "a column qualified with the wrong table of its SELECT points at the one table there that has it, unless "
           "a table the named one references, outside the SELECT, has it too",

@@ -28,9 +28,18 @@ from rewrites.negated_joins import fix_negated_joins
 from rewrites.period_dates import align_period_dates
 from rewrites.qualify import fix_qualifiers
 from rewrites.rate_direction import fix_rate_direction
+from rewrites.respell import respell_columns
 from rewrites.set_keys import fix_set_keys
 from rewrites.simplify import simplify_sql
 from rewrites.window_scope import lift_window_filters
+
+
+def respelled(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.respell.respell_columns` with the catalog's column lists (declared case)."""
+    if inputs.catalog is None:
+        return None
+    columns = {t.lower(): list(cols) for t, cols in inputs.catalog.columns.items() if cols}
+    return respell_columns(sql, inputs.dialect, columns) if columns else None
 
 
 def qualifiers(sql: str, inputs: RewriteInputs) -> str | None:

@@ -334,9 +334,66 @@ def test_the_entity_asked_for_or_listed_earlier_is_not_unstated() -> None:
     assert unstated_entity("How many tracks are on the playlist?", words, set()) == "playlist"
 
 
+@pytest.mark.parametrize("question", [
+    "For each party, find its location and the name of its host. Sort by the age of the host.",  # named before
+    "Show the rank, first name, and last name for all the faculty.",  # quantified
+    "What is the email and phone number of Astrid Gruber the customer?",  # named just before
+    "List the grape, winery and year of the wines whose price is bigger than 100.",  # a column asked for
+    "Show the season, the player, and the name of the country.",
+    "What is the name of the nurse has the most appointments?",  # picked by a superlative
+    "Find the id of the order made most recently.",
+])
+def test_an_entity_referred_back_to_listed_or_picked_is_no_unstated_entity(question: str) -> None:
+    words = {w: w for w in ("host", "faculty", "customer", "grape", "player", "nurse", "order", "playlist")}
+    assert unstated_entity(question, words, set()) is None
+
+
+def test_an_entity_pointed_at_without_a_name_is_still_asked_for() -> None:
+    words = {w: w for w in ("playlist", "customer", "employee", "invoice")}
+    assert unstated_entity("How many tracks are on the playlist?", words, set()) == "playlist"
+    assert unstated_entity("What did the customer buy?", words, set()) == "customer"
+    assert unstated_entity("Which tracks did the employee sell?", words, set()) == "employee"
+    assert unstated_entity("What is the total of the invoice?", words, set()) == "invoice"
+
+
 def test_a_sort_key_or_an_attribute_is_no_unstated_time() -> None:
     from knowledge.parameters import unstated_time
 
     assert not unstated_time("Names of the chairs of festivals, sorted in ascending order of the year held?")
     assert not unstated_time("List the clubs by the year founded")
     assert unstated_time("What were the sales in the month?")
+
+
+@pytest.mark.parametrize("question", [
+    "What are the date and venue of each debate?",  # the date is what is asked for
+    "List the date, theme and sales of the journal.",
+    "Find the year which offers the largest number of courses.",
+    "List the year in which there are more than one festivals.",
+    "List the date the claim was made and the claim id.",
+    "display the employee ID and the date on which he ended his previous job.",
+    "how many programs are broadcast in each time section of the day?",
+])
+def test_a_time_column_asked_for_is_no_unstated_time(question: str) -> None:
+    from knowledge.parameters import unstated_time
+
+    assert not unstated_time(question)
+
+
+def test_asking_for_a_date_column_gets_an_answer_not_a_question_back(shop_settings: Settings,
+                                                                     shop_store: ChromaStore) -> None:
+    out, models = _ask(shop_settings, shop_store, "What are the date and amount of each order?", planner={})
+    assert out.kind == "answer" and out.sql
+    assert models["generator"].prompts
+    out, models = _ask(shop_settings, shop_store, "What were the orders in the month?", planner={})
+    assert out.kind == "follow_up" and "period" in (out.missing or "") and not models["generator"].prompts
+
+
+@pytest.mark.parametrize("question", [
+    "What was Nvidia's return over the month?", "Total traded volume of Tesla in the quarter",
+    "Average closing price of Amazon for the year", "Which stock performed best in the week, and by how much?",
+    "Quel est le volume échangé sur le mois ?",
+])
+def test_a_time_referred_to_without_stating_it(question: str) -> None:
+    from knowledge.parameters import unstated_time
+
+    assert unstated_time(question)
