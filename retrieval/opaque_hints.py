@@ -35,7 +35,6 @@ from database.masking import is_sensitive
 from database.schema_reader import quote_identifier
 from database.schema_types import ColumnInfo, TableInfo
 from knowledge.abbreviations import is_opaque_name
-from retrieval.opaque_tables import table_role
 
 __all__ = ["MAX_EXAMPLES", "MAX_VALUE_CHARS", "hinted_tables", "opaque_hints", "value_hint"]
 
@@ -123,9 +122,7 @@ def opaque_hints(db: Database, table: TableInfo, sensitive_patterns: Iterable[st
 def hinted_tables(db: Database, tables: Sequence[TableInfo], sensitive_patterns: Iterable[str] = ()) -> list[TableInfo]:
     """Copies of ``tables`` whose opaque undocumented columns carry their :func:`opaque_hints` as comment.
 
-    A drafted, unreviewed comment (``ColumnInfo.drafted``) is replaced by the hint as well. An opaque table with
-    no description gets what its keys say it holds as its comment (:func:`retrieval.opaque_tables.table_role`:
-    ``each row links PLYLST and TRCK``, ``one row per ALBM_ID; TRCK.ALBM_ID refers to it``).
+    A drafted, unreviewed comment (``ColumnInfo.drafted``) is replaced by the hint as well.
 
     For rendering only (``table_ddl``, ``schema_document``): code that asks whether a column is documented must
     keep reading the original tables, where these columns still have no comment. A hinted column's profile
@@ -136,12 +133,11 @@ def hinted_tables(db: Database, tables: Sequence[TableInfo], sensitive_patterns:
     out = []
     for table in tables:
         hints = opaque_hints(db, table, patterns)
-        role = table_role(table, tables)
-        if not hints and not role:
+        if not hints:
             out.append(table)
             continue
         columns = [dataclasses.replace(c, comment=hints[c.name],
                                        profile=c.profile and dataclasses.replace(c.profile, top_values=[]))
                    if c.name in hints else c for c in table.columns]
-        out.append(dataclasses.replace(table, columns=columns, comment=role or table.comment))
+        out.append(dataclasses.replace(table, columns=columns))
     return out
