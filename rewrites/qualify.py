@@ -55,7 +55,7 @@ def fix_qualifiers(sql: str, dialect: str, columns: Columns, graph: JoinGraph | 
 
 def _fix_select(select: exp.Select, columns: Columns, graph: JoinGraph | None) -> bool:
     """Fix the columns of one SELECT (not of its subqueries) in place; True when one was re-pointed."""
-    refs = _table_refs(select)
+    refs = table_refs(select)
     if not refs or any(t not in columns for t in refs.values()):
         return False
     fixes: list[tuple[exp.Column, str]] = []
@@ -103,13 +103,13 @@ def _outer_refers(select: exp.Select, qualifier: str) -> bool:
     """Does a SELECT enclosing ``select`` have a source called ``qualifier`` (a correlated reference)?"""
     outer = select.parent.find_ancestor(exp.Select) if select.parent is not None else None
     while outer is not None:
-        if qualifier in _table_refs(outer):
+        if qualifier in table_refs(outer):
             return True
         outer = outer.parent.find_ancestor(exp.Select) if outer.parent is not None else None
     return False
 
 
-def _table_refs(select: exp.Select) -> dict[str, str]:
+def table_refs(select: exp.Select) -> dict[str, str]:
     """Lower-cased alias-or-name -> lower-cased table name for the plain tables of ``select``'s FROM and JOINs.
 
     Empty when a source is not a plain table (a derived table or a function).

@@ -30,6 +30,7 @@ import sqlglot.expressions as exp
 from sqlglot.errors import SqlglotError
 
 from retrieval.term_expansion import VOWELS, abbreviates
+from rewrites.qualify import table_refs
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SEPARATORS = re.compile(r"[\s_\-]+")
@@ -92,7 +93,7 @@ def respell_columns(sql: str, dialect: str, columns: Mapping[str, Sequence[str]]
     aliases = {a.alias.lower() for a in tree.find_all(exp.Alias) if a.alias}
     changed = False
     for select in list(tree.find_all(exp.Select)):
-        refs = _table_refs(select)
+        refs = table_refs(select)
         if not refs or any(t not in columns for t in refs.values()):
             continue
         for column in list(select.find_all(exp.Column)):
@@ -113,15 +114,3 @@ def respell_columns(sql: str, dialect: str, columns: Mapping[str, Sequence[str]]
             changed = True
     return tree.sql(dialect=dialect) if changed else sql
 
-
-def _table_refs(select: exp.Select) -> dict[str, str]:
-    """Lower-cased alias-or-name -> table name of ``select``'s FROM and JOINs ({}: a source is not a plain table)."""
-    from_ = select.args.get("from_") or select.args.get("from")
-    sources = [from_.this] if from_ is not None else []
-    sources += [j.this for j in select.args.get("joins") or []]
-    refs: dict[str, str] = {}
-    for source in sources:
-        if not isinstance(source, exp.Table):
-            return {}
-        refs[(source.alias or source.name).lower()] = source.name.lower()
-    return refs
