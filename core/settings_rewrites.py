@@ -16,6 +16,11 @@ from pydantic import BaseModel, Field
 class RewriteSettings(BaseModel):
     """One switch per rewrite step, named after it, in pipeline order (``candidate``, ``rescue``, ``fresh``)."""
 
+    respell_tables: bool = Field(
+        True, description="Replace a table name the database lacks (the model's ARTISTS for ARTSTS) with the one "
+        "table spelled alike (rewrites.respell), unless another table's name starts with the written one, before "
+        "the query runs.",
+    )
     respell_columns: bool = Field(
         True, description="Replace a column name no table has (the model's FIRST_NAME for FRST_NM) with the one "
         "column of its SELECT's tables spelled alike: the same once case and separators go, or part by part "
@@ -35,6 +40,16 @@ class RewriteSettings(BaseModel):
         "and a single foreign key to one of its tables, adding the join (rewrites.missing_join), instead of "
         "spending a model repair. Replayed on recorded development runs: 12 right answers gained, 4 lost; "
         "through the voting cascade 19 gained, 5 lost (the linking-table case: 4 of the gains, no loss).",
+    )
+    join_linked_owners: bool = Field(
+        True, description="Read a column that no table of its SELECT has, and no table one foreign key away has, "
+        "from the one table reached through a linking table holding a foreign key to each (SELECT NM, LOC FROM "
+        "MBR with LOC in PRFRMN and MBR_ATNDNC referencing both: both joins added; rewrites.missing_join).",
+    )
+    swap_lacking_tables: bool = Field(
+        True, description="Replace a table that lacks columns the query reads from it with the one table outside "
+        "its SELECT that has every one of them (the model's playlist-track table t_10 joined on ALBM_ID, which "
+        "only TRCK has along with TRCK_ID; rewrites.table_swap), before the query runs.",
     )
     complete_join_conditions: bool = Field(
         True, description="Complete a join condition that names one side of a key only (JOIN dept_locations ON "

@@ -98,7 +98,8 @@ def _spelled(select: exp.Select, ref: str) -> str:
     return ref
 
 
-def join_column_owners(sql: str, dialect: str, graph: JoinGraph, columns: Mapping[str, set[str]]) -> str | None:
+def join_column_owners(sql: str, dialect: str, graph: JoinGraph, columns: Mapping[str, set[str]], *,
+                       through_links: bool = False) -> str | None:
     """``sql`` with each column that no table of its SELECT has read from the one table that has it.
 
     ``SELECT Name, Decoration_Theme FROM round`` fails with "no such column: Name" when ``Name`` lives in
@@ -110,6 +111,9 @@ def join_column_owners(sql: str, dialect: str, graph: JoinGraph, columns: Mappin
     lower-cased table names to lower-cased column names (the catalog's). Left alone: output aliases, quoted
     names (SQLite reads an unknown ``"F"`` as a string), columns an enclosing SELECT's tables have (correlated
     references), SELECTs over derived tables, and any column with no or several owners or join candidates.
+    With ``through_links`` only owners no table of the SELECT is joined to directly count, reached through one
+    linking table that holds a foreign key to each (:func:`_bridged`: ``SELECT NM, LOC FROM MBR`` with ``LOC`` in
+    ``PRFRMN`` and ``MBR_ATNDNC`` referencing both gets both joins).
     Returns None when nothing changes or ``sql`` does not parse. Never raises.
     """
     tree = parse_query(sql, dialect)
@@ -117,7 +121,7 @@ def join_column_owners(sql: str, dialect: str, graph: JoinGraph, columns: Mappin
         return None
     changed = False
     for select in list(tree.find_all(exp.Select)):
-        changed = _join_owner(select, graph, columns) or changed
+        changed = _join_owner(select, graph, columns, through_links) or changed
     return tree.sql(dialect=dialect) if changed else None
 
 
@@ -133,7 +137,7 @@ def _outer_columns(select: exp.Select, columns: Mapping[str, set[str]]) -> set[s
     return names
 
 
-def _join_owner(select: exp.Select, graph: JoinGraph, columns: Mapping[str, set[str]]) -> bool:
+def _join_owner(select: exp.Select, graph: JoinGraph, columns: Mapping[str, set[str]], through_links: bool) -> bool:
     refs = _refs(select)
     if not refs or any(not name or name.lower() not in columns for name in refs.values()):
         return False
@@ -152,16 +156,19 @@ def _join_owner(select: exp.Select, graph: JoinGraph, columns: Mapping[str, set[
     for name in unknown:
         if any(name.lower() in cols for cols in own.values()):
             continue  # a table joined for an earlier name has it
-        options = [(table, alias, cond) for owner, cols in columns.items() if name.lower() in cols
+        options = [(alias, [(table, cond[0])]) for owner, cols in columns.items() if name.lower() in cols
                    and owner not in joined for table in [graph.canonical(owner)] if table is not None
                    for alias, ref in refs.items()
                    for cond in [graph.conditions(graph.canonical(ref) or ref, table)] if len(cond) == 1]
+        if through_links:
+            options = [] if options else _bridged(name.lower(), refs, joined, graph, columns)
         if len(options) != 1:
             continue
-        table, alias, (condition,) = options[0]
+        alias, path = options[0]
+        table = path[-1][0]
         source_ref = _spelled(select, alias)
         source_name = (graph.canonical(refs[alias]) or refs[alias]).lower()
-        shared = columns.get(table.lower(), set())
+        shared = set().union(*(columns.get(t.lower(), set()) for t, _ in path))
         for column in select.find_all(exp.Column):  # keep what resolved before reading its own table
             if (column.table or not isinstance(column.this, exp.Identifier)
                     or column.find_ancestor(exp.Select) is not select or column.this.quoted):
@@ -174,19 +181,53 @@ def _join_owner(select: exp.Select, graph: JoinGraph, columns: Mapping[str, set[
                 holders = [a for a, cols in own.items() if low in cols]
                 if len(holders) == 1:
                     column.set("table", exp.to_identifier(_spelled(select, holders[0])))
-        on = sqlglot.parse_one(condition)
-        for column in on.find_all(exp.Column):
-            if column.table.lower() == source_name:
-                column.set("table", exp.to_identifier(source_ref))
-        select.join(exp.to_table(table), on=on, copy=False)
-        refs[table.lower()] = table
-        own[table.lower()] = shared
-        joined.add(table.lower())
+        for step, condition in path:
+            on = sqlglot.parse_one(condition)
+            for column in on.find_all(exp.Column):
+                if column.table.lower() == source_name:
+                    column.set("table", exp.to_identifier(source_ref))
+            select.join(exp.to_table(step), on=on, copy=False)
+            refs[step.lower()] = step
+            own[step.lower()] = columns.get(step.lower(), set())
+            joined.add(step.lower())
         added = True
     for column, qualifier in stripped:  # no owner was joined for it: the database error stays as it was
         if not column.table:
             column.set("table", qualifier)
     return added
+
+
+def _bridged(name: str, refs: Mapping[str, str], joined: set[str], graph: JoinGraph,
+             columns: Mapping[str, set[str]]) -> list[tuple[str, list[tuple[str, str]]]]:
+    """Ways to reach an owner of the column ``name`` through one table between (a bridge), none joined yet.
+
+    ``SELECT NM, LOC FROM MBR`` with ``LOC`` in ``PRFRMN`` and ``MBR_ATNDNC`` referencing both: the bridge has
+    one foreign key to a table of the SELECT and one to the owner (it holds both keys: a linking table, the
+    shape of a many-to-many relation), and lacks ``name`` itself. Each option is
+    (the SELECT's alias the path starts from, [(bridge, condition), (owner, condition)]).
+    """
+    options = []
+    for owner, cols in columns.items():
+        table = graph.canonical(owner)
+        if name not in cols or owner in joined or table is None:
+            continue
+        for bridge_name, bridge_cols in columns.items():
+            bridge = graph.canonical(bridge_name)
+            if bridge is None or bridge_name in joined or bridge_name == owner or name in bridge_cols:
+                continue
+            onward = _references(graph, bridge, table)
+            if len(onward) != 1:
+                continue
+            for alias, ref in refs.items():
+                back = _references(graph, bridge, graph.canonical(ref) or ref)
+                if len(back) == 1:
+                    options.append((alias, [(bridge, back[0]), (table, onward[0])]))
+    return options
+
+
+def _references(graph: JoinGraph, child: str, parent: str) -> list[str]:
+    """Conditions of the foreign keys ``child`` holds to ``parent`` (graph spellings)."""
+    return list(dict.fromkeys(e.condition for e in graph.adj.get(child, []) if e.other == parent and e.up))
 
 
 def _strip_misplaced(select: exp.Select, own: Mapping[str, set[str]], known: set[str], graph: JoinGraph,

@@ -60,6 +60,9 @@ def _step(name: str, phase: Phase, needs: tuple[Need, ...], source: str, doc: st
 
 
 STEPS: tuple[RewriteStep, ...] = (
+    _step("respell_tables", "candidate", ("index",), "rewrites.respell (DIN-SQL self-correction)",
+          "a table name the database lacks is replaced by the one table spelled alike (ARTISTS -> ARTSTS), "
+          "unless another table's name starts with it", steps.respelled_tables),
     _step("respell_columns", "candidate", ("index",), "rewrites.respell (DIN-SQL self-correction)",
           "a column name no table has is replaced by the one column of its SELECT's tables that spells it in "
           "short or another case (FIRST_NAME -> FRST_NM)", steps.respelled),
@@ -72,6 +75,12 @@ STEPS: tuple[RewriteStep, ...] = (
     _step("join_column_owners", "candidate", ("index",), "rewrites.missing_join",
           "a column no table of its SELECT has (unqualified, or qualified with a table that only links others) is "
           "read from the one table joined to them by one foreign key that has it", steps.column_owners),
+    _step("join_linked_owners", "candidate", ("index",), "rewrites.missing_join",
+          "a column no table of its SELECT has, and no table joined to them by a foreign key has, is read from the "
+          "one table reached through one linking table that holds a key to each", steps.linked_owners),
+    _step("swap_lacking_tables", "candidate", ("index",), "rewrites.table_swap (DIN-SQL self-correction)",
+          "a table lacking columns the query reads from it is replaced by the one table outside the SELECT that "
+          "has them all (t_10 with no ALBM_ID -> TRCK)", steps.lacking_tables),
     _step("complete_join_conditions", "candidate", ("index",), "rewrites.join_conditions (join-path repair)",
           "a join condition naming one side of a key only (ON a.col, ON a.col = a.col) gets its other side",
           steps.join_conditions),

@@ -1,4 +1,4 @@
-"""Column names spelled out by the model, pointed at the abbreviated column they stand for.
+"""Table and column names spelled out by the model, pointed at the abbreviated name they stand for.
 
 On a schema with warehouse-style names (``FRST_NM``, ``GST_LST_NM``, ``CSTMR_ID``) the small model often writes
 the name the column would have in words - ``FIRST_NAME``, ``FIRST_NM``, ``CustomerId`` - and the database
@@ -12,6 +12,10 @@ abbreviates the other by the rule lexical table search uses (:func:`retrieval.te
 the start of the word then some of its consonants in order; ``FRST`` / ``FIRST``, ``CSTMR`` / ``CUSTOMER``).
 Two-letter parts (``NM``, ``CD``, ``ID``) follow the same rule but count only beside a part of three letters or
 more that matched: ``NM`` alone fits too many words.
+
+Tables (:func:`respell_tables`) follow the same rule: ``FROM ARTISTS`` where the database has ``ARTSTS``. A
+written table name that starts another table's name part by part (``DRVR`` beside ``DRVR_STNDNG``, ``CNTY``
+beside ``CNTY_PBLC_SFTY``) may mean that table and is left alone.
 
 Left alone: a name that some table of the database has (a wrong qualifier or a missing join is the business of
 :mod:`rewrites.qualify` and :mod:`rewrites.missing_join`), an output alias, a quoted name, a name two columns of
@@ -114,3 +118,61 @@ def respell_columns(sql: str, dialect: str, columns: Mapping[str, Sequence[str]]
             changed = True
     return tree.sql(dialect=dialect) if changed else sql
 
+
+
+def _table_spelling(written: str, tables: Sequence[str]) -> str | None:
+    """The one table of ``tables`` spelled like ``written``, or None.
+
+    None also when another table's name starts with ``written``'s name parts: the model may mean that table
+    (``DRVR`` beside ``DRVRS`` and ``DRVR_STNDNG``).
+    """
+    alike = [t for t in tables if spelled_alike(written, t)]
+    if len(alike) != 1:
+        return None
+    parts = name_parts(written)
+    if any(name_parts(t)[:len(parts)] == parts for t in tables if t != alike[0]):
+        return None
+    return alike[0]
+
+
+def respell_tables(sql: str, dialect: str, tables: Sequence[str]) -> str:
+    """``sql`` with each table name the database lacks replaced by the one table spelled alike.
+
+    ``SELECT ARTISTS.NM FROM ARTISTS`` over a database with ``ARTSTS`` becomes ``SELECT ARTSTS.NM FROM ARTSTS``
+    (columns qualified with the old name follow it). The spelling rule is :func:`spelled_alike`'s; see the
+    module docstring for what is left alone. Names a CTE of the query defines are not tables to respell.
+
+    Args:
+        sql: one read-only statement (already guarded).
+        dialect: sqlglot dialect name.
+        tables: the database's table names as declared (their case is kept; outside SQLite a name not all
+            lower case is quoted).
+
+    Returns:
+        The rewritten SQL, or ``sql`` unchanged (nothing to respell, ambiguous, unparsable). Never raises.
+    """
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except (SqlglotError, ValueError):
+        return sql
+    known = {t.lower() for t in tables}
+    ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
+    renamed: dict[str, str] = {}
+    changed = False
+    for table in list(tree.find_all(exp.Table)):
+        name = table.name
+        if not name or name.lower() in known | ctes or not isinstance(table.this, exp.Identifier):
+            continue
+        actual = _table_spelling(name, tables)
+        if actual is None:
+            continue
+        quoted = dialect != "sqlite" and actual != actual.lower()
+        table.set("this", exp.to_identifier(actual, quoted=quoted))
+        changed = True
+        if not table.alias:
+            renamed[name.lower()] = actual
+    for column in tree.find_all(exp.Column):
+        new = renamed.get(column.table.lower()) if column.table else None
+        if new is not None:
+            column.set("table", exp.to_identifier(new, quoted=dialect != "sqlite" and new != new.lower()))
+    return tree.sql(dialect=dialect) if changed else sql

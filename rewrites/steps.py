@@ -28,10 +28,18 @@ from rewrites.negated_joins import fix_negated_joins
 from rewrites.period_dates import align_period_dates
 from rewrites.qualify import fix_qualifiers
 from rewrites.rate_direction import fix_rate_direction
-from rewrites.respell import respell_columns
+from rewrites.respell import respell_columns, respell_tables
 from rewrites.set_keys import fix_set_keys
 from rewrites.simplify import simplify_sql
+from rewrites.table_swap import swap_lacking_tables
 from rewrites.window_scope import lift_window_filters
+
+
+def respelled_tables(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.respell.respell_tables` with the catalog's table names (declared case)."""
+    if inputs.catalog is None or not inputs.catalog.columns:
+        return None
+    return respell_tables(sql, inputs.dialect, list(inputs.catalog.columns))
 
 
 def respelled(sql: str, inputs: RewriteInputs) -> str | None:
@@ -60,6 +68,22 @@ def column_owners(sql: str, inputs: RewriteInputs) -> str | None:
     if not columns or inputs.catalog is None:
         return None
     return join_column_owners(sql, inputs.dialect, inputs.catalog.graph, columns)
+
+
+def linked_owners(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.missing_join.join_column_owners` through one linking table (``through_links``)."""
+    columns = inputs.lower_columns()
+    if not columns or inputs.catalog is None:
+        return None
+    return join_column_owners(sql, inputs.dialect, inputs.catalog.graph, columns, through_links=True)
+
+
+def lacking_tables(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.table_swap.swap_lacking_tables` with the catalog's columns and declared table names."""
+    columns = inputs.lower_columns()
+    if not columns or inputs.catalog is None:
+        return None
+    return swap_lacking_tables(sql, inputs.dialect, columns, list(inputs.catalog.columns))
 
 
 def join_conditions(sql: str, inputs: RewriteInputs) -> str | None:

@@ -83,3 +83,26 @@ def test_a_column_no_table_has_is_read_from_its_one_neighbouring_owner(sql: str,
 ])
 def test_what_it_cannot_place_is_left_to_the_repair(sql: str) -> None:
     assert join_column_owners(sql, "sqlite", OWNERS, OWNER_COLUMNS) is None
+
+
+@pytest.mark.parametrize(("sql", "fixed"), [
+    ("SELECT dorm_name FROM student",
+     "SELECT dorm.dorm_name FROM student JOIN lives_in ON lives_in.stu_id = student.stu_id "
+     "JOIN dorm ON lives_in.dorm_id = dorm.dorm_id"),
+    # the key the linking table shares keeps reading the SELECT's own table
+    ("SELECT s.sex, dorm_name FROM student AS s WHERE stu_id > 3",
+     "SELECT s.sex, dorm.dorm_name FROM student AS s JOIN lives_in ON lives_in.stu_id = s.stu_id "
+     "JOIN dorm ON lives_in.dorm_id = dorm.dorm_id WHERE s.stu_id > 3"),
+])
+def test_an_owner_behind_a_linking_table_is_joined_through_it(sql: str, fixed: str) -> None:
+    assert join_column_owners(sql, "sqlite", OWNERS, OWNER_COLUMNS, through_links=True) == fixed
+    assert join_column_owners(sql, "sqlite", OWNERS, OWNER_COLUMNS) is None  # one foreign key away only
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT name, theme FROM round",  # one foreign key away: the direct step's business
+    "SELECT city FROM round",  # a chain (round -> member -> college), not a linking table holding both keys
+    "SELECT nothing FROM student",
+])
+def test_through_links_leaves_other_shapes_alone(sql: str) -> None:
+    assert join_column_owners(sql, "sqlite", OWNERS, OWNER_COLUMNS, through_links=True) is None

@@ -1,4 +1,4 @@
-"""Column names spelled out by the model, pointed at the abbreviated column they stand for (rewrites.respell)."""
+"""Table and column names spelled out by the model, pointed at the abbreviated name they stand for (rewrites.respell)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from database.connection import Database
 from retrieval.hybrid import TableCatalog
 from rewrites.inputs import RewriteInputs
 from rewrites.pipeline import run_phase
-from rewrites.respell import name_parts, respell_columns, spelled_alike
+from rewrites.respell import name_parts, respell_columns, respell_tables, spelled_alike
 
 COLUMNS = {
     "cstmr": ["CSTMR_ID", "FRST_NM", "LST_NM", "c6"],
@@ -103,3 +103,46 @@ def test_the_pipeline_respells_before_the_dry_run_and_the_switch_turns_it_off(sh
     off = RewriteSettings(respell_columns=False)
     out, traces = run_phase("candidate", sql, RewriteInputs(dialect="sqlite", catalog=catalog, db=shop, switches=off))
     assert out == sql and not any(t.step == "respell_columns" for t in traces)
+
+
+TABLES = ["ARTSTS", "t_02", "TRCKS", "CNTY_PBLC_SFTY", "CTY", "DRVRS", "DRVR_STNDNG", "CTLG_CNTNTS"]
+
+
+@pytest.mark.parametrize(("sql", "expected"), [
+    ("SELECT ARTISTS.NM FROM ARTISTS JOIN t_02 ON ARTISTS.ID = t_02.ARTST_ID",
+     "SELECT ARTSTS.NM FROM ARTSTS JOIN t_02 ON ARTSTS.ID = t_02.ARTST_ID"),  # qualifiers follow the table
+    ("SELECT a.NM FROM Artists AS a", "SELECT a.NM FROM ARTSTS AS a"),  # an alias stays
+    ("SELECT CTLG_ENTRY_NM FROM CTLG_CONTENTS", "SELECT CTLG_ENTRY_NM FROM CTLG_CNTNTS"),
+    ("SELECT COUNT(*) FROM tracks", "SELECT COUNT(*) FROM TRCKS"),
+])
+def test_a_table_the_database_lacks_is_respelled(sql: str, expected: str) -> None:
+    assert respell_tables(sql, "sqlite", TABLES) == expected
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT NM FROM CNTY",  # starts CNTY_PBLC_SFTY's name: it may mean that table, not CTY
+    "SELECT FRNM FROM DRVR",  # DRVRS or DRVR_STNDNG
+    "SELECT * FROM ALBUMS",  # nothing spelled alike
+    "WITH artists AS (SELECT 1 AS x) SELECT x FROM artists",  # a CTE, not a table
+    "SELECT NM FROM ARTSTS",  # known
+    "not sql at all (",
+])
+def test_tables_left_alone(sql: str) -> None:
+    assert respell_tables(sql, "sqlite", TABLES) == sql
+
+
+def test_a_respelled_table_is_quoted_outside_sqlite() -> None:
+    assert respell_tables("SELECT * FROM artists", "postgres", TABLES) == 'SELECT * FROM "ARTSTS"'
+
+
+def test_the_pipeline_respells_a_table_and_its_switch_turns_it_off(shop: Database) -> None:
+    catalog = TableCatalog(db_key="shop", snapshot=None, names=["CSTMR"], descriptions={}, schemas={},
+                           columns={"CSTMR": ["CSTMR_ID", "FRST_NM", "c6"]})
+    sql = "SELECT FIRST_NAME FROM CUSTOMER"
+    out, traces = run_phase("candidate", sql, RewriteInputs(dialect="sqlite", catalog=catalog, db=shop))
+    assert out == "SELECT FRST_NM FROM CSTMR"  # the table first, then its column
+    assert shop.run_query(out).rows == [("Ada",)]
+    assert [t.step for t in traces if t.fired][:2] == ["respell_tables", "respell_columns"]
+    off = RewriteSettings(respell_tables=False)
+    out, _ = run_phase("candidate", sql, RewriteInputs(dialect="sqlite", catalog=catalog, db=shop, switches=off))
+    assert out == sql

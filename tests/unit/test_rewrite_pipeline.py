@@ -18,7 +18,8 @@ from rewrites.pipeline import STEPS, rescued_by, run_phase
 from tests.unit.test_literals import _cascade
 
 ROOT = Path(__file__).resolve().parents[2]
-ORDER = ["respell_columns", "fix_qualifiers", "add_missing_joins", "join_column_owners", "complete_join_conditions",
+ORDER = ["respell_tables", "respell_columns", "fix_qualifiers", "add_missing_joins", "join_column_owners",
+         "join_linked_owners", "swap_lacking_tables", "complete_join_conditions",
          "fix_join_keys", "fix_date_parts", "fix_set_keys", "fix_negated_joins", "align_period_dates",
          "fix_rate_direction", "drop_unnamed_codes", "prune_joins", "simplify_sql", "latest_per_series", "lift_window_filters",
          "drop_unasked_limit", "order_as_asked", "fix_age_order", "drop_rank_figure", "answer_conventions", "split_contradictions",
