@@ -11,7 +11,7 @@ Its coefficients and the two level thresholds are fitted on evaluation records (
 
 Some signals cap the level at likely whatever the score (the model's ``hold_back``): an open term check, a
 result of one NULL/0 row, and a column read whose name says nothing and that has no description (``c14``; what it
-holds was guessed from its values), or question words no readable column of the tables read accounts for while
+holds was guessed from its values; not one approved examples read, tools.example_glossary), or question words no readable column of the tables read accounts for while
 the SQL reads none of those tables' such columns (it may have missed what was asked; tools.opaque_reads). On the
 abbreviated wide copies (2026-12-05, recorded runs) verified answers of the first kind were right 6 times in 8;
 holding back the second kind as well took the verified answers of four runs (409 answers, one of them on

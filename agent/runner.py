@@ -24,8 +24,9 @@ from retrieval.hybrid import load_catalog
 from retrieval.store import ChromaStore, VectorStore
 from retrieval.store_factory import open_store as open_settings_store
 from tools.audit import audit_scope
+from tools.example_glossary import guessed_without_examples
 from tools.number_ranges import range_conflicts
-from tools.opaque_reads import guessed_columns, unread_terms
+from tools.opaque_reads import unread_terms
 from tools.registry import default_registry
 
 MAX_QUESTION_CHARS = 2000
@@ -151,7 +152,8 @@ def ask(
     return Outcome.from_state(final, database=deps.db.key, started=started, question=question.strip(),
                               thread_id=thread_id, run_id=run_id, dialect=deps.db.dialect,
                               descriptions=table_descriptions(deps) if sql else None,
-                              guessed=guessed_columns(deps.db, deps.settings.knowledge.use_drafts, sql) if sql else None,
+                              guessed=guessed_without_examples(deps.db, deps.store, deps.settings.knowledge.use_drafts, sql)
+                              if sql else None,
                               unread=unread_terms(deps.db, deps.settings.knowledge.use_drafts, question, sql)
                               if sql else None,
                               ranges=answer_range_conflicts(deps, sql))

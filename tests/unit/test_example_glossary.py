@@ -19,7 +19,14 @@ from retrieval.store import ChromaStore
 from tests.support.scripted_model import ScriptedChatModel
 from tests.support.sqlite_case import sqlite_settings
 from tools.base import ToolCall, ToolContext
-from tools.example_glossary import HEADER, align_example, glossary_from, opaque_glossary, render_glossary
+from tools.example_glossary import (
+    HEADER,
+    align_example,
+    glossary_from,
+    guessed_without_examples,
+    opaque_glossary,
+    render_glossary,
+)
 from tools.generation import GenerateSQLTool
 from tools.schema_retrieval import RetrieveSchemaTool
 
@@ -71,6 +78,21 @@ def test_the_glossary_follows_the_indexed_examples(settings: Settings, embedding
         assert opaque_glossary(db, store, False) == {"EDTR.c7": [("ages", 1)], "JRNL.c3": [("year", 1)]}
         sync_example_records(store, db.key, [{"question": q, "sql": s} for q, s in EXAMPLES])
         assert opaque_glossary(db, store, False)["EDTR.c7"] == [("ages", 2)]  # the new example counts
+    finally:
+        store.close()
+
+
+def test_a_column_the_examples_explain_is_no_guess(settings: Settings, embedding_function: OfflineMiniLM) -> None:
+    store = _store(settings, embedding_function)
+    db = Database.from_settings(settings)
+    sql = "SELECT NM, c8 FROM EDTR ORDER BY c7 DESC"
+    try:
+        assert guessed_without_examples(db, store, False, sql) == ["EDTR.c8", "EDTR.c7"]
+        assert guessed_without_examples(db, None, False, sql) == ["EDTR.c8", "EDTR.c7"]
+        sync_example_records(store, db.key, [{"question": q, "sql": s} for q, s in EXAMPLES[:2]])
+        assert guessed_without_examples(db, store, False, sql) == ["EDTR.c8"]  # c7: "ages" in an example
+        assert guessed_without_examples(db, store, False, "SELECT THM FROM JRNL") == []
+        assert guessed_without_examples(db, store, False, "SELECT broken (") == []
     finally:
         store.close()
 
