@@ -43,8 +43,9 @@ class RewriteSettings(BaseModel):
     )
     join_linked_owners: bool = Field(
         True, description="Read a column that no table of its SELECT has, and no table one foreign key away has, "
-        "from the one table reached through a linking table holding a foreign key to each (SELECT NM, LOC FROM "
-        "MBR with LOC in PRFRMN and MBR_ATNDNC referencing both: both joins added; rewrites.missing_join).",
+        "from the one table reached through one table between: a linking table holding a foreign key to each (SELECT "
+        "NM, LOC FROM MBR with LOC in PRFRMN and MBR_ATNDNC referencing both: both joins added), or a chain of "
+        "references (FNOL -> CSTMR_PLCY -> CSTMR; rewrites.missing_join).",
     )
     swap_lacking_tables: bool = Field(
         True, description="Replace a table that lacks columns the query reads from it with the one table outside "

@@ -201,10 +201,11 @@ def _bridged(name: str, refs: Mapping[str, str], joined: set[str], graph: JoinGr
              columns: Mapping[str, set[str]]) -> list[tuple[str, list[tuple[str, str]]]]:
     """Ways to reach an owner of the column ``name`` through one table between (a bridge), none joined yet.
 
-    ``SELECT NM, LOC FROM MBR`` with ``LOC`` in ``PRFRMN`` and ``MBR_ATNDNC`` referencing both: the bridge has
-    one foreign key to a table of the SELECT and one to the owner (it holds both keys: a linking table, the
-    shape of a many-to-many relation), and lacks ``name`` itself. Each option is
-    (the SELECT's alias the path starts from, [(bridge, condition), (owner, condition)]).
+    ``SELECT NM, LOC FROM MBR`` with ``LOC`` in ``PRFRMN`` and ``MBR_ATNDNC`` referencing both: the bridge holds
+    one foreign key to the owner and lacks ``name`` itself, and it holds one to a table of the SELECT (a linking
+    table, a many-to-many relation) or that table holds one to it (a chain of references: ``FNOL -> CSTMR_PLCY ->
+    CSTMR``, each row reaching at most one owner row). Each option is (the SELECT's alias the path starts from,
+    [(bridge, condition), (owner, condition)]).
     """
     options = []
     for owner, cols in columns.items():
@@ -219,8 +220,9 @@ def _bridged(name: str, refs: Mapping[str, str], joined: set[str], graph: JoinGr
             if len(onward) != 1:
                 continue
             for alias, ref in refs.items():
-                back = _references(graph, bridge, graph.canonical(ref) or ref)
-                if len(back) == 1:
+                source = graph.canonical(ref) or ref
+                back = _references(graph, bridge, source) or _references(graph, source, bridge)
+                if len(back) == 1 and len(_references(graph, bridge, source) + _references(graph, source, bridge)) == 1:
                     options.append((alias, [(bridge, back[0]), (table, onward[0])]))
     return options
 

@@ -77,7 +77,8 @@ STEPS: tuple[RewriteStep, ...] = (
           "read from the one table joined to them by one foreign key that has it", steps.column_owners),
     _step("join_linked_owners", "candidate", ("index",), "rewrites.missing_join",
           "a column no table of its SELECT has, and no table joined to them by a foreign key has, is read from the "
-          "one table reached through one linking table that holds a key to each", steps.linked_owners),
+          "one table reached through one table between (a linking table holding a key to each, or a chain of "
+          "references)", steps.linked_owners),
     _step("swap_lacking_tables", "candidate", ("index",), "rewrites.table_swap (DIN-SQL self-correction)",
           "a table lacking columns the query reads from it is replaced by the one table outside the SELECT that "
           "has them all (t_10 with no ALBM_ID -> TRCK)", steps.lacking_tables),

@@ -90,6 +90,10 @@ def test_what_it_cannot_place_is_left_to_the_repair(sql: str) -> None:
      "SELECT dorm.dorm_name FROM student JOIN lives_in ON lives_in.stu_id = student.stu_id "
      "JOIN dorm ON lives_in.dorm_id = dorm.dorm_id"),
     # the key the linking table shares keeps reading the SELECT's own table
+    # a chain of references: each round's member's college
+    ("SELECT city FROM round",
+     "SELECT college.city FROM round JOIN member ON round.member_id = member.member_id "
+     "JOIN college ON member.college_id = college.college_id"),
     ("SELECT s.sex, dorm_name FROM student AS s WHERE stu_id > 3",
      "SELECT s.sex, dorm.dorm_name FROM student AS s JOIN lives_in ON lives_in.stu_id = s.stu_id "
      "JOIN dorm ON lives_in.dorm_id = dorm.dorm_id WHERE s.stu_id > 3"),
@@ -101,7 +105,7 @@ def test_an_owner_behind_a_linking_table_is_joined_through_it(sql: str, fixed: s
 
 @pytest.mark.parametrize("sql", [
     "SELECT name, theme FROM round",  # one foreign key away: the direct step's business
-    "SELECT city FROM round",  # a chain (round -> member -> college), not a linking table holding both keys
+    "SELECT theme FROM college",  # down a chain (college <- member <- round): one college, many rounds
     "SELECT nothing FROM student",
 ])
 def test_through_links_leaves_other_shapes_alone(sql: str) -> None:
