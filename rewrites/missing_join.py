@@ -221,8 +221,8 @@ def _bridged(name: str, refs: Mapping[str, str], joined: set[str], graph: JoinGr
                 continue
             for alias, ref in refs.items():
                 source = graph.canonical(ref) or ref
-                back = _references(graph, bridge, source) or _references(graph, source, bridge)
-                if len(back) == 1 and len(_references(graph, bridge, source) + _references(graph, source, bridge)) == 1:
+                back = _references(graph, bridge, source) + _references(graph, source, bridge)
+                if len(back) == 1:
                     options.append((alias, [(bridge, back[0]), (table, onward[0])]))
     return options
 
