@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -86,7 +87,23 @@ def test_probes_find_the_real_spelling(shop_settings: Settings, shop_db: Path) -
 
 def test_probes_list_columns_for_unknown_column_errors(shop_settings: Settings) -> None:
     db = Database.from_settings(shop_settings)
-    probes = plan_probes("SELECT revenue FROM orders", "sqlite", error="no such column: revenue")
+    probes = plan_probes("SELECT revenue FROM orders", "sqlite", error="no such column: revenue", row_values=False)
     lines = run_probes(db, probes)
     assert lines == ["- columns of orders: id, customer_id, order_date, amount"]
     assert plan_probes("SELEC nonsense (", "sqlite") == []
+
+
+def test_column_probes_show_a_stored_value_of_each_column(tmp_path: Path) -> None:
+    """A column whose name says nothing (c4) is told apart by a stored value; NULLs are skipped, long text cut."""
+    path = tmp_path / "guests.sqlite"
+    with sqlite3.connect(path) as con:
+        con.executescript(
+            "CREATE TABLE GSTS (GST_ID INTEGER PRIMARY KEY, GST_FST_NM TEXT, c4 TEXT, c5 TEXT, NOTE TEXT);"
+            "INSERT INTO GSTS VALUES (1, 'Kip', NULL, NULL, 'a very long remark about this guest and more');"
+            "INSERT INTO GSTS VALUES (2, 'Rosa', 'DuBuque', NULL, NULL);")
+    db = Database(f"sqlite:///{path}")
+    probes = plan_probes("SELECT GST_FST_NM, GST_LST_NM FROM GSTS", "sqlite", error="no such column: GST_LST_NM")
+    assert run_probes(db, probes) == [
+        "- columns of GSTS, with a stored value: GST_ID = 1, GST_FST_NM = 'Kip', c4 = 'DuBuque', c5, "
+        "NOTE = 'a very long remark about...'"]
+    assert plan_probes("SELECT GST_LST_NM FROM GSTS", "sqlite", error="near SELECT: syntax error") == []
