@@ -195,7 +195,8 @@ def write_repair(ctx: ToolContext, system: str, context: str, question: str, sql
     """
     gen = ctx.settings.generation
     probes = run_probes(ctx.db, plan_probes(sql, ctx.db.dialect, problem, gen.probe_limit,
-                                            row_values=gen.probe_row_values))
+                                            row_values=gen.probe_row_values),
+                        ctx.settings.retrieval.sensitive_patterns)
     user = repair_prompt.USER.format(
         context=context, question=question, sql=sql, problem=problem,
         probes=repair_prompt.PROBES_HEADER + "\n".join(probes) + "\n" if probes else "")

@@ -12,6 +12,7 @@ reason). Probes run through the same guarded read-only path as every query.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import sqlglot
@@ -19,6 +20,7 @@ from rapidfuzz import fuzz, process
 from sqlglot import exp
 
 from database.connection import Database
+from database.masking import is_sensitive
 
 PROBE_ROWS = 200
 SHOWN_VALUES = 6
@@ -80,8 +82,13 @@ def plan_probes(sql: str, dialect: str, error: str | None = None, limit: int = 3
     return probes[:limit]
 
 
-def run_probes(db: Database, probes: list[Probe]) -> list[str]:
-    """Run ``probes`` and describe each outcome in one line (values closest to the literal first)."""
+def run_probes(db: Database, probes: list[Probe], sensitive_patterns: Iterable[str] = ()) -> list[str]:
+    """Run ``probes`` and describe each outcome in one line (values closest to the literal first).
+
+    Values of sensitive columns (``retrieval.sensitive_patterns``, :func:`database.masking.is_sensitive`) are never
+    shown: a column probe gives such a column's name alone, and a literal probe on one is left out.
+    """
+    patterns = tuple(sensitive_patterns)
     lines = []
     for probe in probes:
         res = db.run_query(probe.sql, row_cap=PROBE_ROWS)
@@ -89,10 +96,13 @@ def run_probes(db: Database, probes: list[Probe]) -> list[str]:
             continue  # e.g. the column is not in this table: nothing to report
         if probe.literal is None:
             if probe.values and res.rows:
-                shown = ", ".join(_with_value(name, [row[i] for row in res.rows]) for i, name in enumerate(res.columns))
+                shown = ", ".join(name if is_sensitive(name, patterns) else _with_value(name, [row[i] for row in res.rows])
+                                  for i, name in enumerate(res.columns))
                 lines.append(f"- {probe.purpose}, with a stored value: {shown}")
             else:
                 lines.append(f"- {probe.purpose}: {', '.join(res.columns)}")
+            continue
+        if is_sensitive(res.columns[0], patterns):
             continue
         values = [str(r[0]) for r in res.rows if r[0] is not None]
         if not values:

@@ -107,3 +107,9 @@ def test_column_probes_show_a_stored_value_of_each_column(tmp_path: Path) -> Non
         "- columns of GSTS, with a stored value: GST_ID = 1, GST_FST_NM = 'Kip', c4 = 'DuBuque', c5, "
         "NOTE = 'a very long remark about...'"]
     assert plan_probes("SELECT GST_LST_NM FROM GSTS", "sqlite", error="near SELECT: syntax error") == []
+    # values of sensitive columns never reach a probe line: the name alone, and no literal probe
+    masked = run_probes(db, probes, sensitive_patterns=["(^|_)c4($|_)"])
+    assert masked == ["- columns of GSTS, with a stored value: GST_ID = 1, GST_FST_NM = 'Kip', c4, c5, "
+                      "NOTE = 'a very long remark about...'"]
+    literal = plan_probes("SELECT GST_ID FROM GSTS WHERE c4 = 'Dubuque'", "sqlite")
+    assert run_probes(db, literal) and run_probes(db, literal, sensitive_patterns=["(^|_)c4($|_)"]) == []
