@@ -94,7 +94,7 @@ def test_probes_list_columns_for_unknown_column_errors(shop_settings: Settings) 
 
 
 def test_column_probes_show_a_stored_value_of_each_column(tmp_path: Path) -> None:
-    """A column whose name says nothing (c4) is told apart by a stored value; NULLs are skipped, long text cut."""
+    """A column whose name says nothing (c4) is told apart by a stored value; NULLs skipped, long text cut."""
     path = tmp_path / "guests.sqlite"
     with sqlite3.connect(path) as con:
         con.executescript(
