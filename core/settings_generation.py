@@ -120,9 +120,6 @@ class GenerationSettings(BaseModel):
         "cascade candidate or verifier repair starts and the best result so far is the answer (the p95 latency "
         "lever; scripts/simulate_budget.py replays it on evaluation records). None: no budget.")
     probe_limit: int = Field(3, ge=0, le=10, description="Read-only probe queries per repair attempt.")
-    probe_row_values: bool = Field(
-        True, description="On a missing-column error, the repair's probe of the query's tables shows one stored "
-        "value beside each column name (c4 = 'DuBuque'), not the names alone (tools.probes).")
     repair_errors: bool = Field(
         True, description="In the cascade, a candidate whose dry run fails with a database error is followed by "
         "a repair that sees the error and probe results, in place of the next fresh candidate (same number of "

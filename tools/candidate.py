@@ -187,15 +187,12 @@ def write_repair(ctx: ToolContext, system: str, context: str, question: str, sql
                  index: int, *, attempt: int = 1, label: str | None = None) -> tuple[Candidate, list[str]]:
     """A repair of ``sql`` for ``problem`` (an error text, an empty result, a low score) and its probe lines.
 
-    Runs at most ``generation.probe_limit`` read-only probes on the failing query (columns of its tables, each
-    with a stored value under ``generation.probe_row_values``, on a missing-column error; the closest stored
-    values of its filter literals), then asks the generator for a
-    Query-Plan chain-of-thought repair at temperature 0 (the first attempt) or 0.5 (later ones). The candidate's
+    Runs at most ``generation.probe_limit`` read-only probes on the failing query (columns of its tables on a
+    missing-column error, the closest stored values of its filter literals, never a sensitive column's), then
+    asks the generator for a Query-Plan chain-of-thought repair at temperature 0 (the first attempt) or 0.5 (later ones). The candidate's
     ``strategy`` is ``"repair"``. Never raises (see :func:`write_candidate`).
     """
-    gen = ctx.settings.generation
-    probes = run_probes(ctx.db, plan_probes(sql, ctx.db.dialect, problem, gen.probe_limit,
-                                            row_values=gen.probe_row_values),
+    probes = run_probes(ctx.db, plan_probes(sql, ctx.db.dialect, problem, ctx.settings.generation.probe_limit),
                         ctx.settings.retrieval.sensitive_patterns)
     user = repair_prompt.USER.format(
         context=context, question=question, sql=sql, problem=problem,

@@ -3,10 +3,8 @@
 From a failing query, :func:`plan_probes` derives small SELECTs with sqlglot: for each comparison of a
 column with a string literal (``=``, ``IN``, ``LIKE``), the DISTINCT values of that column, so the verifier
 sees how the value is really spelled ('Alaska' vs 'alaska'); for an unknown-column error, the columns of the
-query's tables, each with a value stored in it (``c4 = 'DuBuque'``): the model that wrote a column the table lacks
-(``GST_LST_NM``) usually meant one it has under a name that does not say so, and a stored value is what tells
-them apart (value-grounded repair as in RAISE; CodeS, Li et al. 2024, shows values beside columns for the same
-reason). Probes run through the same guarded read-only path as every query.
+query's tables. Probes run through the same guarded read-only path as every query, and the values of sensitive
+columns (``retrieval.sensitive_patterns``) are never shown.
 """
 
 from __future__ import annotations
@@ -24,10 +22,6 @@ from database.masking import is_sensitive
 
 PROBE_ROWS = 200
 SHOWN_VALUES = 6
-SAMPLE_ROWS = 3
-"""Rows a column probe reads to find one stored (non-NULL) value per column."""
-VALUE_CHARS = 24
-"""A sampled value longer than this is cut (with "...")."""
 _NO_COLUMN = re.compile(r"no such column|invalid identifier|column .* does not exist|unknown column", re.I)
 
 
@@ -38,8 +32,6 @@ class Probe:
     purpose: str
     sql: str
     literal: str | None = None
-    values: bool = False
-    """A column probe that shows one stored value beside each column name."""
 
 
 def _tables(tree: exp.Expr) -> dict[str, str]:
@@ -47,14 +39,8 @@ def _tables(tree: exp.Expr) -> dict[str, str]:
     return {t.alias_or_name: t.name for t in tree.find_all(exp.Table) if t.name}
 
 
-def plan_probes(sql: str, dialect: str, error: str | None = None, limit: int = 3, *,
-                row_values: bool = True) -> list[Probe]:
-    """At most ``limit`` probes for ``sql`` (which may be the failing query); [] when it does not parse.
-
-    On an unknown-column ``error`` the first probes list the columns of the query's tables, with one stored value
-    each when ``row_values`` (``generation.probe_row_values``), else names only; then, for each comparison with a
-    string literal, the closest stored values of that column.
-    """
+def plan_probes(sql: str, dialect: str, error: str | None = None, limit: int = 3) -> list[Probe]:
+    """At most ``limit`` probes for ``sql`` (which may be the failing query); [] when it does not parse."""
     try:
         tree = sqlglot.parse_one(sql, read=dialect)
     except sqlglot.errors.ParseError:
@@ -63,8 +49,8 @@ def plan_probes(sql: str, dialect: str, error: str | None = None, limit: int = 3
     probes: list[Probe] = []
     if error and _NO_COLUMN.search(error):
         for table in list(dict.fromkeys(tables.values()))[:limit]:
-            q = exp.select("*").from_(exp.to_table(table, quoted=True)).limit(SAMPLE_ROWS if row_values else 1)
-            probes.append(Probe(f"columns of {table}", q.sql(dialect=dialect), values=row_values))
+            q = exp.select("*").from_(exp.to_table(table, quoted=True)).limit(1)
+            probes.append(Probe(f"columns of {table}", q.sql(dialect=dialect)))
     seen: set[tuple[str, str]] = set()
     for node in tree.find_all(exp.EQ, exp.In, exp.Like, exp.ILike, exp.NEQ):
         column = node.find(exp.Column)
@@ -85,8 +71,8 @@ def plan_probes(sql: str, dialect: str, error: str | None = None, limit: int = 3
 def run_probes(db: Database, probes: list[Probe], sensitive_patterns: Iterable[str] = ()) -> list[str]:
     """Run ``probes`` and describe each outcome in one line (values closest to the literal first).
 
-    Values of sensitive columns (``retrieval.sensitive_patterns``, :func:`database.masking.is_sensitive`) are never
-    shown: a column probe gives such a column's name alone, and a literal probe on one is left out.
+    A literal probe on a sensitive column (``sensitive_patterns``, :func:`database.masking.is_sensitive`) is left
+    out: its stored values never reach the prompt, as they never reach the schema listing's sample rows.
     """
     patterns = tuple(sensitive_patterns)
     lines = []
@@ -95,12 +81,7 @@ def run_probes(db: Database, probes: list[Probe], sensitive_patterns: Iterable[s
         if not res.ok:
             continue  # e.g. the column is not in this table: nothing to report
         if probe.literal is None:
-            if probe.values and res.rows:
-                shown = ", ".join(name if is_sensitive(name, patterns) else _with_value(name, [row[i] for row in res.rows])
-                                  for i, name in enumerate(res.columns))
-                lines.append(f"- {probe.purpose}, with a stored value: {shown}")
-            else:
-                lines.append(f"- {probe.purpose}: {', '.join(res.columns)}")
+            lines.append(f"- {probe.purpose}: {', '.join(res.columns)}")
             continue
         if is_sensitive(res.columns[0], patterns):
             continue
@@ -115,14 +96,3 @@ def run_probes(db: Database, probes: list[Probe], sensitive_patterns: Iterable[s
         shown = ", ".join(repr(v) for v in close)
         lines.append(f"- {probe.purpose}: {probe.literal!r} {found}; closest values: {shown}")
     return lines
-
-
-def _with_value(name: str, values: list[object]) -> str:
-    """``name = <the first non-NULL of values>`` (strings quoted, cut to VALUE_CHARS), or ``name`` when all are NULL."""
-    value = next((v for v in values if v is not None and str(v).strip() != ""), None)
-    if value is None:
-        return name
-    text = str(value).replace("\n", " ")
-    if len(text) > VALUE_CHARS:
-        text = text[:VALUE_CHARS].rstrip() + "..."
-    return f"{name} = {text!r}" if isinstance(value, str) else f"{name} = {text}"
