@@ -52,9 +52,10 @@ ATTRIBUTE_WORDS = frozenset(normalise(
 its name is in the question too; any other word of a column's name accounts for the word by itself
 (``BKS_AVLBL`` for "availability")."""
 
-NAME_QUALIFIERS = frozenset({"first", "last", "middle"})
-"""Ordinals that name a kind of name ("first and last name"): content words right before "name", question words
-elsewhere ("the first 5 rows")."""
+NAME_QUALIFIERS: dict[str, tuple[str, ...]] = {"first": ("forename", "given"), "last": ("surname", "family"),
+                                               "middle": ()}
+"""Ordinals that name a kind of name ("first and last name"), with the words of a column that holds that kind
+(``forename``, ``surname``): content words right before "name", question words elsewhere ("the first 5 rows")."""
 
 DIMENSIONS: dict[str, tuple[str, ...]] = {
     "young": ("age", "birth", "born"), "old": ("age", "birth", "born"), "tall": ("height",),
@@ -128,7 +129,12 @@ def unnamed_terms(question: str, tables: list[TableInfo], synonyms: Synonyms | N
     column, the column is in such a table (``COACH.NM`` does not account for "names of players" when ``PLYR``
     has a column ``c3``; a word of its own, like "hometown", is accounted for by ``PPL.HMTWN`` wherever the
     question's tables are). Words that cannot
-    be nouns (:func:`tools.coverage.can_name_data`: "received", "followed") are skipped too. A run is kept
+    be nouns (:func:`tools.coverage.can_name_data`: "received", "followed") are skipped too, except an adjective
+    right before a content word ("available rooms"; of comparatives and superlatives only a dimension's:
+    "tallest entrepreneur", not "busiest airport"), accounted for also by a readable
+    column of its dimension (:data:`DIMENSIONS`: "youngest" by ``AGE``); and "first", "last" or "middle" before
+    "name" (:data:`NAME_QUALIFIERS`) are content words, accounted for by a column that is that kind of name
+    (``FNM``, ``FST_NM``, ``LNAME``, ``forename``), which then accounts for the "name" after it too. A run is kept
     whole ("manager name" when only "manager" is accounted for), for context. With ``synonyms``, the words no
     name accounts for by spelling are passed to it once, and those it returns count as accounted for too (a
     synonym of a readable name: :func:`readable_phrases`). Returns at most
@@ -150,8 +156,9 @@ def unnamed_terms(question: str, tables: list[TableInfo], synonyms: Synonyms | N
     def named(word: str) -> bool:
         if any(same_word(p, word) for p in table_words):
             return True
-        if word in NAME_QUALIFIERS:  # "first" of "first name": FNAME, FNM, FST_NM
-            return any(near and _kind_of_name(name, word) for name, near in compact)
+        if word in NAME_QUALIFIERS:  # "first" of "first name": FNAME, FNM, FST_NM, forename
+            return any(near and _kind_of_name(name, word) for name, near in compact) or any(
+                same_word(p, kind) for parts, near in columns if near for p in parts for kind in NAME_QUALIFIERS[word])
         for parts, near in columns:
             if not near and word in ATTRIBUTE_WORDS:
                 continue  # "name" of another table's NM says nothing about the named table's c3
@@ -200,7 +207,8 @@ def _kind(token: str, word: str, index: int) -> str:
         return "skip"
     if can_name_data(token):
         return "content"
-    return "modifier" if _adjective(token) else "skip"
+    adjective = _adjective(token)  # "available"; of degrees only a dimension's ("tallest", not "busiest")
+    return "modifier" if adjective and (adjective == token.lower() or adjective in DIMENSIONS) else "skip"
 
 
 def _adjective(token: str) -> str:

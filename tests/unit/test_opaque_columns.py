@@ -89,6 +89,8 @@ def test_kinds_of_name_and_measuring_adjectives_are_terms_when_no_readable_name_
     for first, last in (("FNM", "LNM"), ("FST_NM", "LNAME")):
         table = _table("STU", "STU_ID", first, last, "c3")
         assert unnamed_terms("Show first name and last name for all students.", [table]) == []
+    drivers = _table("DRVRS", "DRVR_ID", "forename", "surname", "q1")
+    assert unnamed_terms("List the first and last names of the drivers.", [drivers]) == []
     # an adjective right before a noun tells look-alikes apart; a readable column of its dimension accounts for it
     people = _table("PPL", "PPL_ID", "NM", "c8")
     assert unnamed_terms("Show the name of the tallest people.", [people]) == ["tallest people"]
@@ -97,6 +99,7 @@ def test_kinds_of_name_and_measuring_adjectives_are_terms_when_no_readable_name_
     # words that can also be adverbs or verbs, and counting words, are not
     assert unnamed_terms("Which students have a higher age than some people?", [students, people]) == []
     assert unnamed_terms("Which people have the fewest students?", [students, people]) == []
+    assert unnamed_terms("Which is the busiest student?", [students]) == []  # a degree of no dimension
 
 
 def test_synonyms_of_readable_names_and_negated_verbs_are_not_terms() -> None:
