@@ -157,8 +157,8 @@ def unnamed_terms(question: str, tables: list[TableInfo], synonyms: Synonyms | N
         if any(same_word(p, word) for p in table_words):
             return True
         if word in NAME_QUALIFIERS:  # "first" of "first name": FNAME, FNM, FST_NM, forename
-            return any(_kind_of_name(name, word) for name, _ in compact) or any(
-                same_word(p, kind) for parts, _ in columns for p in parts for kind in NAME_QUALIFIERS[word])
+            return any(near and _kind_of_name(name, word) for name, near in compact) or any(
+                same_word(p, kind) for parts, near in columns if near for p in parts for kind in NAME_QUALIFIERS[word])
         for parts, near in columns:
             if not near and word in ATTRIBUTE_WORDS:
                 continue  # "name" of another table's NM says nothing about the named table's c3
