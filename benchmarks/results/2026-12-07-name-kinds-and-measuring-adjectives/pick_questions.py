@@ -38,7 +38,7 @@ print(json.dumps(out))
 
 
 def terms(checkout: Path, root: Path) -> dict[str, list]:
-    """qid -> [terms, db_id, question] computed by ``checkout``'s code."""
+    """Each question id -> [terms, db_id, question], computed by ``checkout``'s code."""
     with tempfile.TemporaryDirectory() as cwd:
         out = subprocess.run([sys.executable, "-c", TERMS, str(checkout.resolve()), str(root.resolve())],
                              check=True, capture_output=True, text=True, cwd=cwd)
