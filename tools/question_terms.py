@@ -35,11 +35,11 @@ QUESTION_WORDS = frozenset(normalise(
     those there their them it its is are was were be been being do does did done have has had not no yes more
     less most least than over under above below between among also only just please same different other
     another number numbers count total sum average mean maximum minimum max min highest lowest largest smallest
-    greatest biggest fewest fewer top bottom first last order ordered ordering sort sorted ascending descending alphabetical
+    greatest biggest top bottom first last order ordered ordering sort sorted ascending descending alphabetical
     alphabetically distinct unique different respectively corresponding record records row rows table value
     values data information info detail details result results kind sort all including include includes they
     them he she his her him its one ones someone anyone everyone something anything whom yourself some several
-    few various certain particular specific full entire two three four five six seven eight nine ten once twice common commonly
+    few various full entire two three four five six seven eight nine ten once twice common commonly
     frequent frequently often popular usual usually rare rarely substring contain contains containing"""))
 """Words that ask, count, order or match text and never name a column by themselves (folded as questions are):
 spelled-out numbers and multiples ("two or more", "twice"), frequency ("the most common"), text
@@ -51,19 +51,6 @@ ATTRIBUTE_WORDS = frozenset(normalise(
 """Words many columns end with (``SPNSR_NM``, ``ORD_DT``): such a column accounts for one only when the rest of
 its name is in the question too; any other word of a column's name accounts for the word by itself
 (``BKS_AVLBL`` for "availability")."""
-
-NAME_QUALIFIERS: dict[str, tuple[str, ...]] = {"first": ("forename", "given"), "last": ("surname", "family"),
-                                               "middle": ()}
-"""Ordinals that name a kind of name ("first and last name"), with the words of a column that holds that kind
-(``forename``, ``surname``): content words right before "name", question words elsewhere ("the first 5 rows")."""
-
-DIMENSIONS: dict[str, tuple[str, ...]] = {
-    "young": ("age", "birth", "born"), "old": ("age", "birth", "born"), "tall": ("height",),
-    "short": ("height", "length", "duration"), "long": ("length", "duration"), "heavy": ("weight",),
-    "light": ("weight",), "expensive": ("price", "cost"), "cheap": ("price", "cost"), "recent": ("date", "year"),
-    "late": ("date", "year"), "early": ("date", "year"), "fast": ("speed",), "slow": ("speed",)}
-"""Adjectives that measure along one dimension, and the nouns a column for it is named with: "youngest" is
-accounted for by a readable ``AGE`` or ``BIRTH_DT``."""
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’]*")
 _NEGATION = re.compile(r"n['’]t$", re.I)
@@ -129,12 +116,7 @@ def unnamed_terms(question: str, tables: list[TableInfo], synonyms: Synonyms | N
     column, the column is in such a table (``COACH.NM`` does not account for "names of players" when ``PLYR``
     has a column ``c3``; a word of its own, like "hometown", is accounted for by ``PPL.HMTWN`` wherever the
     question's tables are). Words that cannot
-    be nouns (:func:`tools.coverage.can_name_data`: "received", "followed") are skipped too, except an adjective
-    right before a content word ("available rooms"; of comparatives and superlatives only a dimension's:
-    "tallest entrepreneur", not "busiest airport"), accounted for also by a readable
-    column of its dimension (:data:`DIMENSIONS`: "youngest" by ``AGE``); and "first", "last" or "middle" before
-    "name" (:data:`NAME_QUALIFIERS`) are content words, accounted for by a column that is that kind of name
-    (``FNM``, ``FST_NM``, ``LNAME``, ``forename``), which then accounts for the "name" after it too. A run is kept
+    be nouns (:func:`tools.coverage.can_name_data`: "received", "followed") are skipped too. A run is kept
     whole ("manager name" when only "manager" is accounted for), for context. With ``synonyms``, the words no
     name accounts for by spelling are passed to it once, and those it returns count as accounted for too (a
     synonym of a readable name: :func:`readable_phrases`). Returns at most
@@ -150,15 +132,9 @@ def unnamed_terms(question: str, tables: list[TableInfo], synonyms: Synonyms | N
     columns = [(name_words(c.name), not opaque_named or t in named_tables) for t in tables for c in t.columns
                if not is_opaque_name(c.name)]
 
-    compact = [(tail, not opaque_named or t in named_tables) for t in tables for c in t.columns
-               if not is_opaque_name(c.name) for tail in _tails(c.name)]
-
     def named(word: str) -> bool:
         if any(same_word(p, word) for p in table_words):
             return True
-        if word in NAME_QUALIFIERS:  # "first" of "first name": FNAME, FNM, FST_NM, forename
-            return any(near and _kind_of_name(name, word) for name, near in compact) or any(
-                same_word(p, kind) for parts, near in columns if near for p in parts for kind in NAME_QUALIFIERS[word])
         for parts, near in columns:
             if not near and word in ATTRIBUTE_WORDS:
                 continue  # "name" of another table's NM says nothing about the named table's c3
@@ -168,83 +144,25 @@ def unnamed_terms(question: str, tables: list[TableInfo], synonyms: Synonyms | N
                 return True
         return False
 
-    words = [(normalise(token) or [""])[0] for token, _ in tokens]
-    gaps = [i > 0 and re.search(r"[,;:.?!]", text[tokens[i - 1][1]:start]) is not None
-            for i, (_, start) in enumerate(tokens)]
-    kinds = [_kind(token, word, i) for i, ((token, _), word) in enumerate(zip(tokens, words, strict=True))]
-    for i in range(len(tokens)):
-        if kinds[i] == "modifier" and i + 1 < len(tokens) and kinds[i + 1] == "content" and not gaps[i + 1]:
-            kinds[i] = "content"  # "oppose rate", "tallest entrepreneur": the word that tells look-alikes apart
-        elif words[i] in NAME_QUALIFIERS and _qualifies_name(words[i + 1:]):
-            kinds[i] = "content"  # "first name": "first" is not an ordinal here
     runs: list[list[tuple[str, bool]]] = [[]]  # adjacent content words, each with "a name accounts for it"
-    for i, (token, _) in enumerate(tokens):
-        if gaps[i] and runs[-1]:
+    for i, (token, start) in enumerate(tokens):
+        folded = normalise(token)
+        word = folded[0] if folded else ""
+        gap = i > 0 and re.search(r"[,;:.?!]", text[tokens[i - 1][1]:start]) is not None
+        if gap and runs[-1]:
             runs.append([])
-        if kinds[i] != "content":
+        if (len(word) < 3 or word in QUESTION_WORDS or (i > 0 and token[0].isupper())
+                or _NEGATION.search(token) or not can_name_data(token)):
             if runs[-1]:
                 runs.append([])
             continue
-        dimension = DIMENSIONS.get(_adjective(token), ()) if not can_name_data(token) else ()
-        kind_named = words[i] == "name" and len(runs[-1]) == 1 and words[i - 1] in NAME_QUALIFIERS and runs[-1][0][1]
-        runs[-1].append((token.lower(), kind_named or any(named(w) for w in dimension) or named(words[i])))
+        runs[-1].append((token.lower(), named(word)))
     unnamed = list(dict.fromkeys(w for run in runs for w, known in run if not known))
     close = synonyms(unnamed) if synonyms is not None and unnamed else set()
     terms = [" ".join(w for w, _ in run) for run in runs if any(not known and w not in close for w, known in run)]
     return list(dict.fromkeys(terms))[:MAX_TERMS]
 
 
-
-
-def _kind(token: str, word: str, index: int) -> str:
-    """``skip``, ``content`` (a word that can name data) or ``modifier`` (a verb or adjective that can only qualify one).
-
-    Skipped: words of two letters, :data:`QUESTION_WORDS`, capitalised words after the first, negated verbs. A
-    word that cannot be a noun (:func:`tools.coverage.can_name_data`) is a modifier: it counts only right before
-    a content word (:func:`unnamed_terms`).
-    """
-    if len(word) < 3 or word in QUESTION_WORDS or (index > 0 and token[0].isupper()) or _NEGATION.search(token):
-        return "skip"
-    if can_name_data(token):
-        return "content"
-    adjective = _adjective(token)  # "available"; of degrees only a dimension's ("tallest", not "busiest")
-    return "modifier" if adjective and (adjective == token.lower() or adjective in DIMENSIONS) else "skip"
-
-
-def _adjective(token: str) -> str:
-    """The adjective ``token`` is a form of ("young" for "youngest"), or '' when it can be anything else too.
-
-    lemminflect's English lexicon decides: "tallest" and "available" are only adjectives; "about", "higher" and
-    "affecting" can be adverbs or verbs, and are skipped.
-    """
-    from lemminflect import getAllLemmas
-
-    lemmas = getAllLemmas(token.lower())
-    return next(iter(lemmas["ADJ"]), "") if set(lemmas) == {"ADJ"} else ""
-
-
-def _tails(name: str) -> list[str]:
-    """The name's last one, two and three parts joined (``CSTMR_FRST_NM`` -> ``nm``, ``frstnm``, ``cstmrfrstnm``)."""
-    parts = split_words(name)
-    return ["".join(parts[-n:]) for n in range(1, min(3, len(parts)) + 1)]
-
-
-def _kind_of_name(name: str, qualifier: str) -> bool:
-    """True when the folded column name ``name`` (parts joined: ``fnm``, ``lname``, ``firstname``) is that kind of name."""
-    if name in (qualifier[0] + "nm", qualifier[0] + "name"):
-        return True
-    return name.startswith(qualifier[0]) and name.endswith(("nm", "name")) and (
-        abbreviates(name, qualifier + "name") or name[:-2 if name.endswith("nm") else -4] == qualifier)
-
-
-def _qualifies_name(rest: Sequence[str]) -> bool:
-    """True when the folded words after a :data:`NAME_QUALIFIERS` word lead to "name" ("and last name")."""
-    for word in rest:
-        if word in ("name", "names"):
-            return True
-        if word not in NAME_QUALIFIERS and word not in ("and", "or"):
-            return False
-    return False
 
 
 def readable_phrases(tables: list[TableInfo]) -> list[str]:

@@ -80,28 +80,6 @@ def test_counting_frequency_and_text_matching_words_are_not_terms() -> None:
 
 
 
-def test_kinds_of_name_and_measuring_adjectives_are_terms_when_no_readable_name_says_them() -> None:
-    students = _table("STU", "STU_ID", "L_NM", "AGE", "c3")
-    # "first" names a kind of name here (L_NM accounts for "last name" only), an ordinal elsewhere
-    assert unnamed_terms("Find the first and last name of all the students.", [students]) == ["first"]
-    assert unnamed_terms("Show the first 5 students by age.", [students]) == []
-    # FNM, FST_NM and LNAME say which name they hold
-    for first, last in (("FNM", "LNM"), ("FST_NM", "LNAME")):
-        table = _table("STU", "STU_ID", first, last, "c3")
-        assert unnamed_terms("Show first name and last name for all students.", [table]) == []
-    drivers = _table("DRVRS", "DRVR_ID", "forename", "surname", "q1")
-    assert unnamed_terms("List the first and last names of the drivers.", [drivers]) == []
-    # an adjective right before a noun tells look-alikes apart; a readable column of its dimension accounts for it
-    people = _table("PPL", "PPL_ID", "NM", "c8")
-    assert unnamed_terms("Show the name of the tallest people.", [people]) == ["tallest people"]
-    assert unnamed_terms("What is the name of the youngest student?", [students]) == []
-    assert unnamed_terms("Show the name of the tallest people.", [_table("PPL", "PPL_ID", "NM", "HGHT", "c8")]) == []
-    # words that can also be adverbs or verbs, and counting words, are not
-    assert unnamed_terms("Which students have a higher age than some people?", [students, people]) == []
-    assert unnamed_terms("Which people have the fewest students?", [students, people]) == []
-    assert unnamed_terms("Which is the busiest student?", [students]) == []  # a degree of no dimension
-
-
 def test_synonyms_of_readable_names_and_negated_verbs_are_not_terms() -> None:
     airports = _table("airports", "apid", "name", "elevation", "x", "y")
     asked: list[list[str]] = []
