@@ -12,6 +12,7 @@ import json
 import re
 import sys
 from collections import Counter
+from pathlib import Path
 
 import sqlglot
 from sqlglot import exp
@@ -28,7 +29,8 @@ def gold_columns(sql: str) -> set[str]:
 
 def main() -> int:
     """Print one line per run."""
-    runs = [{(r := json.loads(line))["qid"]: r for line in open(path)} for path in sys.argv[1:]]
+    runs = [{(r := json.loads(line))["qid"]: r for line in Path(path).read_text().splitlines()}
+            for path in sys.argv[1:]]
     common = set.intersection(*(set(run) for run in runs))
     for path, run in zip(sys.argv[1:], runs, strict=True):
         counts: Counter[str] = Counter()
