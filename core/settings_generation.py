@@ -69,6 +69,11 @@ class GenerationSettings(BaseModel):
         "description) holds each question word no readable name accounts for, and show the links to the "
         "hint-taking candidates (tools.opaque_columns). No call on schemas without such columns.",
     )
+    link_readable_choices: bool = Field(
+        False, description="Offer the readable columns of the prompt's tables (names only) as choices of the "
+        "opaque-column link too, so a word a readable column holds (gender in SEX, weight in WT) can be linked "
+        "to it instead of to an opaque column; such links are not shown to the candidates (tools.opaque_columns).",
+    )
     column_choice: bool = Field(
         True, description="After selection, when the answer reads a readable column for a question word no "
         "readable name accounts for, in a table that has columns named like c14, ask the model once which of "

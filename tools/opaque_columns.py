@@ -46,7 +46,7 @@ from tools.base import ToolContext
 from tools.question_terms import MAX_TERMS, Synonyms, opaque_columns, readable_phrases, unnamed_terms
 
 __all__ = ["HEADER", "MAX_TERMS", "ColumnLink", "OpaqueColumn", "documented_tables", "link_opaque_columns",
-           "opaque_columns", "render_links", "stored_samples", "unnamed_terms"]
+           "opaque_columns", "readable_choices", "render_links", "stored_samples", "unnamed_terms"]
 
 MAX_COLUMNS = 12
 """Opaque columns offered as choices (the prompt's tables in listing order)."""
@@ -54,6 +54,8 @@ SAMPLE_VALUES = 5
 """Distinct stored values shown with each opaque column."""
 MAX_TOKENS = 120
 """Cap on the reply's tokens: one short JSON object."""
+MAX_READABLE = 60
+"""Readable columns offered as choices under ``generation.link_readable_choices`` (the prompt's tables in order)."""
 NONE = "none"
 """The choice for a word no offered column holds."""
 
@@ -192,11 +194,40 @@ For each word, give the column that holds it: first the table the word belongs t
 column of that table whose stored values fit the word. "none" when no column's values can fit."""
 
 
+USER_READABLE = """Question: {question}
+
+Which column holds each of these words of the question: {terms}? Columns with readable names:
+{readable}
+Columns with names that say nothing; their stored values tell what they hold:
+{columns}
+
+For each word, give the column that holds it: first the table the word belongs to in the question, then the \
+column of that table whose name or stored values fit the word. "none" when no column fits."""
+
+
+def readable_choices(tables: list[TableInfo]) -> tuple[list[str], str]:
+    """The readable columns of ``tables`` as link choices: their refs and their listing.
+
+    Returns ``(["TABLE.column", ...], "- TABLE: a, b, c" lines)``, at most :data:`MAX_READABLE` columns in
+    listing order; tables without a readable column get no line.
+    """
+    refs: list[str] = []
+    lines: list[str] = []
+    for table in tables:
+        names = [c.name for c in table.columns if not is_opaque_name(c.name)][:MAX_READABLE - len(refs)]
+        if names:
+            refs += [f"{table.name}.{n}" for n in names]
+            lines.append(f"- {table.name}: {', '.join(names)}")
+    return refs, "\n".join(lines)
+
+
 def link_opaque_columns(ctx: ToolContext, system: str, question: str, tables: list[str]) -> list[ColumnLink]:
     """The opaque column each unnamed question word refers to, as chosen by the generator model.
 
     ``system`` is the generator's system prompt (its cached prefix carries the schema); ``tables`` the names of
-    the tables in the prompt (all tables when empty). Returns [] without an LLM call when ``tables`` have no
+    the tables in the prompt (all tables when empty). Under ``generation.link_readable_choices`` the readable
+    columns of those tables are choices too (:func:`readable_choices`); a word linked to one gets no link, since
+    its column's name already shows. Returns [] without an LLM call when ``tables`` have no
     opaque column or the question has no unnamed word, and [] when the call fails (the candidates go on
     without links). Counted in ``ctx.usage`` with the label ``opaque links``.
     """
@@ -217,9 +248,12 @@ def link_opaque_columns(ctx: ToolContext, system: str, question: str, tables: li
     offered = [OpaqueColumn(t.name, name, (t.column(name) or t.columns[0]).type, *stored_samples(ctx.db, t.name, name))
                for t, name in opaque]
     by_ref = {c.ref: c for c in offered}
-    schema = _choices(list(by_ref), terms)
-    user = USER.format(columns="\n".join(f"- {c.describe()}" for c in offered), question=question,
-                       terms=", ".join(f'"{t}"' for t in terms))
+    listed = "\n".join(f"- {c.describe()}" for c in offered)
+    quoted = ", ".join(f'"{t}"' for t in terms)
+    readable, lines = readable_choices(shown) if ctx.settings.generation.link_readable_choices else ([], "")
+    schema = _choices([*by_ref, *(r for r in readable if r not in by_ref)], terms)
+    user = (USER_READABLE.format(readable=lines, columns=listed, question=question, terms=quoted) if readable
+            else USER.format(columns=listed, question=question, terms=quoted))
     try:
         reply = invoke_structured(ctx.llms, "generator", chat(system, user), schema, ctx.usage,
                                   temperature=0.0, max_tokens=MAX_TOKENS, label="opaque links")
