@@ -132,6 +132,19 @@ def test_none_and_a_failing_model_give_no_links(heads: Settings) -> None:
     assert link_opaque_columns(_ctx(heads, broken), "s", QUESTION, []) == []
 
 
+def test_readable_columns_as_choices_take_words_from_opaque_columns(heads: Settings) -> None:
+    on = heads.model_copy(update={"generation": heads.generation.model_copy(update={"link_readable_choices": True})})
+    readable = ScriptedChatModel(replies=[{"age": "HEAD.BORN_ST"}])  # a readable column: no link to show
+    assert link_opaque_columns(_ctx(on, readable), "s", QUESTION, ["HEAD", "DEPT"]) == []
+    user = str(readable.prompts[0][-1].content)
+    assert "- HEAD: HEAD_ID, NM, BORN_ST\n" in user and "- DEPT: DEPT_ID, NM\n" in user and "HEAD.c10 (REAL)" in user
+    opaque = ScriptedChatModel(replies=[{"age": "HEAD.c10"}])
+    assert [k.column.ref for k in link_opaque_columns(_ctx(on, opaque), "s", QUESTION, [])] == ["HEAD.c10"]
+    off = ScriptedChatModel(replies=[{"age": "HEAD.BORN_ST"}])  # not a choice without the setting: rejected
+    assert link_opaque_columns(_ctx(heads, off), "s", QUESTION, []) == []
+    assert "- HEAD: HEAD_ID" not in str(off.prompts[0][-1].content)
+
+
 def test_direct_sees_the_links_plain_does_not_and_the_call_is_made_once(heads: Settings) -> None:
     def script(messages: list[BaseMessage]) -> Any:
         user = str(messages[-1].content)
