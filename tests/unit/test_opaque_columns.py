@@ -133,7 +133,9 @@ def test_none_and_a_failing_model_give_no_links(heads: Settings) -> None:
 
 
 def test_readable_columns_as_choices_take_words_from_opaque_columns(heads: Settings) -> None:
-    on = heads.model_copy(update={"generation": heads.generation.model_copy(update={"link_readable_choices": True})})
+    on = heads  # the default
+    off_settings = heads.model_copy(
+        update={"generation": heads.generation.model_copy(update={"link_readable_choices": False})})
     readable = ScriptedChatModel(replies=[{"age": "HEAD.BORN_ST"}])  # a readable column: no link to show
     assert link_opaque_columns(_ctx(on, readable), "s", QUESTION, ["HEAD", "DEPT"]) == []
     user = str(readable.prompts[0][-1].content)
@@ -141,7 +143,7 @@ def test_readable_columns_as_choices_take_words_from_opaque_columns(heads: Setti
     opaque = ScriptedChatModel(replies=[{"age": "HEAD.c10"}])
     assert [k.column.ref for k in link_opaque_columns(_ctx(on, opaque), "s", QUESTION, [])] == ["HEAD.c10"]
     off = ScriptedChatModel(replies=[{"age": "HEAD.BORN_ST"}])  # not a choice without the setting: rejected
-    assert link_opaque_columns(_ctx(heads, off), "s", QUESTION, []) == []
+    assert link_opaque_columns(_ctx(off_settings, off), "s", QUESTION, []) == []
     assert "- HEAD: HEAD_ID" not in str(off.prompts[0][-1].content)
 
 
