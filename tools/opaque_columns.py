@@ -251,7 +251,7 @@ def link_opaque_columns(ctx: ToolContext, system: str, question: str, tables: li
     listed = "\n".join(f"- {c.describe()}" for c in offered)
     quoted = ", ".join(f'"{t}"' for t in terms)
     readable, lines = readable_choices(shown) if ctx.settings.generation.link_readable_choices else ([], "")
-    schema = _choices([*by_ref, *(r for r in readable if r not in by_ref)], terms)
+    schema = _choices([*by_ref, *readable], terms)  # disjoint: readable_choices leaves opaque names out
     user = (USER_READABLE.format(readable=lines, columns=listed, question=question, terms=quoted) if readable
             else USER.format(columns=listed, question=question, terms=quoted))
     try:
