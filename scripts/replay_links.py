@@ -1,7 +1,7 @@
 """The opaque-column link call alone, replayed under several settings and scored against the gold query's columns.
 
     python scripts/replay_links.py --spider /tmp/WIDE_ABBREV --per-db 2 --seed 2042 --chroma DIR \\
-        --variants readable,opaque_tables --out links.jsonl [--limit N] [--skip-qids @file]
+        --variants current,readable --out links.jsonl [--limit N] [--skip-qids @file]
 
 A live evaluation answers ~1 question a minute on 2 cores, and most of what changes in the link call does not
 reach the answer: whether the model picks the right column for a word can be scored without writing any SQL.
@@ -55,7 +55,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "current": {},
     "opaque_only": {"link_readable_choices": False, "link_opaque_tables": False},
     "readable": {"link_readable_choices": True, "link_opaque_tables": False},
-    "opaque_tables": {"link_readable_choices": True, "link_opaque_tables": True},
+    "tables": {"link_readable_choices": True, "link_opaque_tables": True},
 }
 """Variant name -> ``generation`` settings it changes."""
 
