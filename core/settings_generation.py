@@ -77,13 +77,6 @@ class GenerationSettings(BaseModel):
         "links right 46 of 89 -> 37 of 52; live, without examples, on the 34 whose links changed: 1 won, 0 lost, "
         "the same calls.",
     )
-    link_opaque_tables: bool = Field(
-        False, description="With link_readable_choices: offer the undocumented tables of the prompt whose names "
-        "say nothing (t_05) as choices of the opaque-column link too, so a word naming what a table's rows are "
-        "(instructors over t_05) is linked to that table and shown to the hint-taking candidates as 'the rows of "
-        "table t_05' (tools.opaque_tables); the call is then also made when the prompt has such a table but no "
-        "opaque column.",
-    )
     column_choice: bool = Field(
         True, description="After selection, when the answer reads a readable column for a question word no "
         "readable name accounts for, in a table that has columns named like c14, ask the model once which of "

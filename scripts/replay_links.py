@@ -13,10 +13,8 @@ opaque column in the prompt, no unnamed word) are passed over without one.
 
 Each link is scored against the gold query's ``table.column`` pairs (:func:`eval.linking.gold_links`): right when
 the gold reads that column; otherwise by what the gold reads (no opaque column, another opaque column of the same
-table, a gold table but none of its opaque columns, a table the gold does not read). A table link
-(``generation.link_opaque_tables``) is right when the gold reads that table. Recall: of the questions whose gold
-reads an offered opaque column, those where some link names one; table recall: of those whose gold reads an
-opaque table of the prompt, those where a table link names one. Prints one row per variant; the
+table, a gold table but none of its opaque columns, a table the gold does not read). Recall: of the questions
+whose gold reads an offered opaque column, those where some link names one. Prints one row per variant; the
 JSONL keeps each question's links. Needs the local model server (``nl2sql llm serve``) or starts it.
 """
 
@@ -48,24 +46,18 @@ from retrieval.store import ChromaStore  # noqa: E402
 from tools.base import ToolCall, ToolContext  # noqa: E402
 from tools.candidate import system_prompt  # noqa: E402
 from tools.opaque_columns import documented_tables, link_opaque_columns, opaque_columns  # noqa: E402
-from tools.opaque_tables import opaque_tables  # noqa: E402
 from tools.registry import default_registry  # noqa: E402
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "current": {},
-    "opaque_only": {"link_readable_choices": False, "link_opaque_tables": False},
-    "readable": {"link_readable_choices": True, "link_opaque_tables": False},
-    "tables": {"link_readable_choices": True, "link_opaque_tables": True},
+    "readable": {"link_readable_choices": True},
 }
 """Variant name -> ``generation`` settings it changes."""
 
 
 def kind_of(link: dict[str, str], gold_columns: set[tuple[str, str]], gold_tables: set[str]) -> str:
     """``right`` or the kind of error of one link (see the module docstring); names compared case-insensitively."""
-    table = link["table"].lower()
-    if not link.get("column"):  # a table link (generation.link_opaque_tables)
-        return "right table" if table in gold_tables else "table link, the gold does not read it"
-    column = link["column"].lower()
+    table, column = link["table"].lower(), link["column"].lower()
     if (table, column) in gold_columns:
         return "right"
     opaque = {(t, c) for t, c in gold_columns if is_opaque_name(c)}
@@ -93,14 +85,12 @@ def replay_one(item: EvalItem, settings: Settings, store: ChromaStore, llms: LLM
     wanted = {t.lower() for t in tables}
     shown = [t for t in documented_tables(db, settings.knowledge.use_drafts) if t.name.lower() in wanted]
     offered = {(t.name.lower(), c.lower()) for t, c in opaque_columns(shown)}
-    dark = {t.name.lower() for t in opaque_tables(shown)}
-    if not offered and not dark:
+    if not offered:
         return None
     system = system_prompt(db.dialect, result.text)
     gold_columns = {(t.lower(), c.lower()) for t, c in gold.columns}
     row: dict[str, Any] = {"qid": item.qid, "db_id": item.db_id, "question": item.question, "gold_sql": item.gold_sql,
-                           "tables": tables, "gold_offered": sorted(f"{t}.{c}" for t, c in gold_columns & offered),
-                           "gold_opaque_tables": sorted(dark & {t.lower() for t in gold.tables})}
+                           "tables": tables, "gold_offered": sorted(f"{t}.{c}" for t, c in gold_columns & offered)}
     asked = False
     for name in variants:
         generation = settings.generation.model_copy(update=VARIANTS[name])
@@ -117,24 +107,20 @@ def replay_one(item: EvalItem, settings: Settings, store: ChromaStore, llms: LLM
 def summary(rows: list[dict[str, Any]], variants: list[str]) -> str:
     """One Markdown row per variant: links, right share, error kinds, recall, tokens per question."""
     kinds = ["gold reads no opaque column", "another opaque column of the table",
-             "a gold table, none of its opaque columns", "a table the gold does not read", "right table",
-             "table link, the gold does not read it"]
+             "a gold table, none of its opaque columns", "a table the gold does not read"]
     lines = [f"questions with a link call: {len(rows)}; of them gold reads an offered opaque column: "
-             f"{sum(bool(r['gold_offered']) for r in rows)}, an opaque table of the prompt: "
-             f"{sum(bool(r.get('gold_opaque_tables')) for r in rows)}", "",
-             "| variant | links | right | " + " | ".join(kinds) + " | recall | table recall | prompt tokens/q |",
-             "|---|---:|---:|" + "---:|" * len(kinds) + "---:|---:|---:|"]
+             f"{sum(bool(r['gold_offered']) for r in rows)}", "",
+             "| variant | links | right | " + " | ".join(kinds) + " | recall | prompt tokens/q |",
+             "|---|---:|---:|" + "---:|" * len(kinds) + "---:|---:|"]
     for name in variants:
         counts: Counter[str] = Counter(link["kind"] for r in rows for link in r[name]["links"])
         total = sum(counts.values())
         needed = [r for r in rows if r["gold_offered"]]
         found = sum(any(link["kind"] == "right" for link in r[name]["links"]) for r in needed)
-        dark = [r for r in rows if r.get("gold_opaque_tables")]
-        named = sum(any(link["kind"] == "right table" for link in r[name]["links"]) for r in dark)
         tokens = sum(r[name]["prompt_tokens"] - r[name]["cached_tokens"] for r in rows) / max(len(rows), 1)
         share = f"{counts['right']} ({100 * counts['right'] / total:.0f}%)" if total else "0"
         lines.append(f"| {name} | {total} | {share} | " + " | ".join(str(counts[k]) for k in kinds)
-                     + f" | {found}/{len(needed)} | {named}/{len(dark)} | {tokens:,.0f} |")
+                     + f" | {found}/{len(needed)} | {tokens:,.0f} |")
     return "\n".join(lines)
 
 

@@ -112,8 +112,7 @@ def run_cascade(one: Callable[[tuple[int, CandidateSpec], bool, bool], Candidate
     ``generation.link_opaque_hold_back`` can hold the opaque-column links (and the links call) back from
     the fresh candidates after the first: ``while_rows`` until an earlier candidate did not vote (its SQL
     failed, returned no rows or only NULL/0, with no rescue that has rows), ``while_readable_rows`` also
-    until an earlier candidate's SQL read an opaque column (:func:`tools.question_terms.reads_opaque_column`; or
-    an opaque table, under ``generation.link_opaque_tables``).
+    until an earlier candidate's SQL read an opaque column (:func:`tools.question_terms.reads_opaque_column`).
     """
     made: list[Candidate] = []
     consistency = ctx.settings.generation.consistency
@@ -139,7 +138,7 @@ def run_cascade(one: Callable[[tuple[int, CandidateSpec], bool, bool], Candidate
         repairs = repairs + 1 if repairing else 0
         made.append(cand)
         if hold_back == "while_readable_rows" and not guessed and cand.sql:
-            guessed = reads_opaque_column(cand.sql, ctx.db.dialect, ctx.settings.generation.link_opaque_tables)
+            guessed = reads_opaque_column(cand.sql, ctx.db.dialect)
         failed = None
         if cand.sql and not cand.error:
             res = ctx.db.run_query(cand.sql)

@@ -26,7 +26,7 @@ from tools.cascade import run_cascade
 from tools.example_glossary import opaque_glossary, render_glossary
 from tools.examples import on_topic, render_examples
 from tools.knowledge import approved_views
-from tools.opaque_columns import Link, link_opaque_columns, render_links
+from tools.opaque_columns import ColumnLink, link_opaque_columns, render_links
 from tools.reuse import reusable_example
 from tools.whole_schema import planned_whole_schema
 
@@ -132,7 +132,7 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
             whole = f"{whole}\n\n{glossary}" if glossary else whole
         if whole is None:  # not listed, too large for the context or unreadable: the linked listing alone
             specs = [s for s in specs if s.strategy != "whole_schema"]
-        links: list[list[Link]] = []
+        links: list[list[ColumnLink]] = []
         lock = threading.Lock()
 
         def column_links() -> str:

@@ -43,12 +43,10 @@ from knowledge.abbreviations import is_opaque_name
 from retrieval.embeddings import get_embedding_function
 from retrieval.term_similarity import similar_words
 from tools.base import ToolContext
-from tools.opaque_tables import OPAQUE_SECTION, USER_TABLES, TableLink, render_table_links, table_choices
 from tools.question_terms import MAX_TERMS, Synonyms, opaque_columns, readable_phrases, unnamed_terms
 
-__all__ = ["HEADER", "MAX_TERMS", "ColumnLink", "Link", "OpaqueColumn", "TableLink", "documented_tables",
-           "link_opaque_columns", "opaque_columns", "readable_choices", "render_links", "stored_samples",
-           "unnamed_terms"]
+__all__ = ["HEADER", "MAX_TERMS", "ColumnLink", "OpaqueColumn", "documented_tables", "link_opaque_columns",
+           "opaque_columns", "readable_choices", "render_links", "stored_samples", "unnamed_terms"]
 
 MAX_COLUMNS = 12
 """Opaque columns offered as choices (the prompt's tables in listing order)."""
@@ -99,9 +97,6 @@ class ColumnLink:
         """``{"term", "table", "column"}`` for traces and evaluation records."""
         return {"term": self.term, "table": self.column.table, "column": self.column.column}
 
-
-Link = ColumnLink | TableLink
-"""A question word linked to an opaque column, or (``generation.link_opaque_tables``) to an opaque table."""
 
 _TABLES: dict[tuple[str, bool, int], list[TableInfo]] = {}
 _SAMPLES: dict[tuple[str, str, str], tuple[tuple[str, ...], tuple[str, str] | None]] = {}
@@ -210,8 +205,6 @@ For each word, give the column that holds it: first the table the word belongs t
 column of that table whose name or stored values fit the word. "none" when no column fits."""
 
 
-
-
 def readable_choices(tables: list[TableInfo]) -> tuple[list[str], str]:
     """The readable columns of ``tables`` as link choices: their refs and their listing.
 
@@ -228,20 +221,17 @@ def readable_choices(tables: list[TableInfo]) -> tuple[list[str], str]:
     return refs, "\n".join(lines)
 
 
-def link_opaque_columns(ctx: ToolContext, system: str, question: str, tables: list[str]) -> list[Link]:
-    """The opaque column (or opaque table) each unnamed question word refers to, as chosen by the generator model.
+def link_opaque_columns(ctx: ToolContext, system: str, question: str, tables: list[str]) -> list[ColumnLink]:
+    """The opaque column each unnamed question word refers to, as chosen by the generator model.
 
     ``system`` is the generator's system prompt (its cached prefix carries the schema); ``tables`` the names of
     the tables in the prompt (all tables when empty). Under ``generation.link_readable_choices`` the readable
     columns of those tables are choices too (:func:`readable_choices`); a word linked to one gets no link, since
-    its column's name already shows. Under ``generation.link_opaque_tables`` (with readable choices) the
-    undocumented opaque tables are choices as well (:mod:`tools.opaque_tables`); a word linked to one gets a
-    :class:`TableLink`. Returns [] without an LLM call when ``tables`` have nothing opaque to offer or the
-    question has no unnamed word, and [] when the call fails (the candidates go on without links). Counted in
-    ``ctx.usage`` with the label ``opaque links``.
+    its column's name already shows. Returns [] without an LLM call when ``tables`` have no
+    opaque column or the question has no unnamed word, and [] when the call fails (the candidates go on
+    without links). Counted in ``ctx.usage`` with the label ``opaque links``.
     """
-    generation = ctx.settings.generation
-    if not generation.link_opaque_columns:
+    if not ctx.settings.generation.link_opaque_columns:
         return []
     try:
         every = documented_tables(ctx.db, ctx.settings.knowledge.use_drafts)
@@ -250,9 +240,7 @@ def link_opaque_columns(ctx: ToolContext, system: str, question: str, tables: li
     wanted = {t.lower() for t in tables}
     shown = [t for t in every if not wanted or t.name.lower() in wanted]
     opaque = opaque_columns(shown)[:MAX_COLUMNS]
-    with_tables = generation.link_opaque_tables and generation.link_readable_choices
-    names, section = table_choices(shown) if with_tables else ([], "")
-    if not opaque and not names:
+    if not opaque:
         return []
     terms = unnamed_terms(question, shown, _synonyms(ctx, shown))
     if not terms:
@@ -262,42 +250,31 @@ def link_opaque_columns(ctx: ToolContext, system: str, question: str, tables: li
     by_ref = {c.ref: c for c in offered}
     listed = "\n".join(f"- {c.describe()}" for c in offered)
     quoted = ", ".join(f'"{t}"' for t in terms)
-    readable, lines = readable_choices(shown) if generation.link_readable_choices else ([], "")
-    schema = _choices([*by_ref, *readable, *names], terms)  # disjoint: refs have a dot, opaque names are left out
-    if names:
-        user = USER_TABLES.format(readable=lines, opaque=OPAQUE_SECTION.format(columns=listed) if listed else "",
-                                  tables=section, question=question, terms=quoted)
-    elif readable:
-        user = USER_READABLE.format(readable=lines, columns=listed, question=question, terms=quoted)
-    else:
-        user = USER.format(columns=listed, question=question, terms=quoted)
+    readable, lines = readable_choices(shown) if ctx.settings.generation.link_readable_choices else ([], "")
+    schema = _choices([*by_ref, *readable], terms)  # disjoint: readable_choices leaves opaque names out
+    user = (USER_READABLE.format(readable=lines, columns=listed, question=question, terms=quoted) if readable
+            else USER.format(columns=listed, question=question, terms=quoted))
     try:
         reply = invoke_structured(ctx.llms, "generator", chat(system, user), schema, ctx.usage,
                                   temperature=0.0, max_tokens=MAX_TOKENS, label="opaque links")
     except Exception:  # noqa: BLE001 - no links is the safe answer
         return []
     chosen = reply.model_dump(by_alias=True)
-    return [ColumnLink(term, by_ref[chosen[term]]) if chosen.get(term) in by_ref else TableLink(term, chosen[term])
-            for term in terms if chosen.get(term) in by_ref or chosen.get(term) in names]
+    return [ColumnLink(term, by_ref[chosen[term]]) for term in terms if chosen.get(term) in by_ref]
 
 
 HEADER = "Columns with names that say nothing, matched to words of the question (use them for those words):\n"
 
 
-def render_links(links: list[Link]) -> str:
-    """The prompt section for ``links`` ('' when none): one line per column with its words and stored values.
-
-    Table links (:class:`TableLink`) follow in their own section (:func:`tools.opaque_tables.render_table_links`).
-    """
-    tables = render_table_links([k for k in links if isinstance(k, TableLink)])
-    links_ = [k for k in links if isinstance(k, ColumnLink)]
-    if not links_:
-        return tables
+def render_links(links: list[ColumnLink]) -> str:
+    """The prompt section for ``links`` ('' when none): one line per column with its words and stored values."""
+    if not links:
+        return ""
     words: dict[str, list[str]] = {}
     columns: dict[str, OpaqueColumn] = {}
-    for link in links_:
+    for link in links:
         words.setdefault(link.column.ref, []).append(link.term)
         columns[link.column.ref] = link.column
     lines = [f"- {', '.join(repr(w) for w in ws)}: {ref} (stored values: {columns[ref].values()})"
              for ref, ws in words.items()]
-    return HEADER + "\n".join(lines) + "\n\n" + tables
+    return HEADER + "\n".join(lines) + "\n\n"

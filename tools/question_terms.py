@@ -64,18 +64,16 @@ def opaque_columns(tables: list[TableInfo]) -> list[tuple[TableInfo, str]]:
             if is_opaque_name(c.name) and not (c.comment or "").strip()]
 
 
-def reads_opaque_column(sql: str, dialect: str, tables: bool = False) -> bool:
+def reads_opaque_column(sql: str, dialect: str) -> bool:
     """True when the query reads a column whose name is opaque (``c10``; :func:`is_opaque_name`).
 
     ``sql`` is one SELECT in ``dialect`` (sqlglot's name, e.g. ``sqlite``); an unparsable query reads none.
-    ``tables``: a table whose name is opaque (``t_05``) counts too.
     """
     try:
         tree = sqlglot.parse_one(sql, read=dialect)
     except sqlglot.errors.SqlglotError:
         return False
-    return (any(is_opaque_name(col.name) for col in tree.find_all(exp.Column))
-            or (tables and any(is_opaque_name(t.name) for t in tree.find_all(exp.Table))))
+    return any(is_opaque_name(col.name) for col in tree.find_all(exp.Column))
 
 
 def name_words(name: str) -> list[str]:

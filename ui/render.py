@@ -89,14 +89,10 @@ def show_turn(out: Outcome, settings: Settings, key: str) -> None:
 
 
 def used_links(out: Outcome) -> list[str]:
-    """``"'age' is HEAD.c10"`` for each opaque-column link whose column the executed SQL reads (word match).
-
-    A table link (no column) reads ``"'instructors' is table t_05"`` when the SQL reads that table.
-    """
+    """``"'age' is HEAD.c10"`` for each opaque-column link whose column the executed SQL reads (word match)."""
     sql = out.sql or ""
-    return [f"'{k['term']}' is {k['table']}.{k['column']}" if k.get("column") else f"'{k['term']}' is table {k['table']}"
-            for k in out.column_links
-            if re.search(rf"(?<!\w){re.escape(str(k.get('column') or k['table']))}(?!\w)", sql, re.I)]
+    return [f"'{k['term']}' is {k['table']}.{k['column']}" for k in out.column_links
+            if re.search(rf"(?<!\w){re.escape(str(k['column']))}(?!\w)", sql, re.I)]
 
 
 BADGE_COLORS: dict[str, Literal["green", "orange", "red"]] = {"verified": "green", "likely": "orange",
