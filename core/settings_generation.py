@@ -77,6 +77,12 @@ class GenerationSettings(BaseModel):
         "links right 46 of 89 -> 37 of 52; live, without examples, on the 34 whose links changed: 1 won, 0 lost, "
         "the same calls.",
     )
+    missing_column_choice: bool = Field(
+        False, description="When a candidate's query fails because its table has no column of the name it wrote "
+        "(GST_LST_NM beside GST_FST_NM) and that table has columns named like c20, ask the model once which of "
+        "those (stored values shown) the name meant, and read it when the query then runs, before any repair "
+        "(tools.missing_column). No call on schemas without such columns or on other errors.",
+    )
     column_choice: bool = Field(
         True, description="After selection, when the answer reads a readable column for a question word no "
         "readable name accounts for, in a table that has columns named like c14, ask the model once which of "

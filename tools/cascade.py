@@ -80,10 +80,30 @@ class Ballot:
         return 0 < self.empty_agree <= self.empties and not self.counts
 
 
+Respell = Callable[[str, str], "tuple[str, dict[str, Any]] | None"]
+"""Given a failing query and its error, a rewritten query and a record of the change, or None."""
+
+
+def _respelled(ctx: ToolContext, cand: Candidate, res: QueryResult, respell: Respell) -> QueryResult:
+    """``res``, or the result of ``respell``'s query when it runs; the candidate then holds that query."""
+    found = respell(cand.sql or "", res.error or "")
+    if found is None:
+        return res
+    sql, record = found
+    again = ctx.db.run_query(sql)
+    if not again.ok:
+        return res
+    cand.rewrites.append({"step": "missing_column_choice", "phase": "candidate", "fired": True, "before": cand.sql,
+                          "after": sql, "note": f"{record['written']} read as {record['table']}.{record['picked']}"})
+    cand.sql = sql
+    return again
+
+
 def run_cascade(one: Callable[[tuple[int, CandidateSpec], bool, bool], Candidate],
                 fix: Callable[[int, str, str], Candidate] | None,
                 items: list[tuple[int, CandidateSpec]], ctx: ToolContext, question: str,
-                matches: list[dict[str, Any]], has_hints: bool) -> list[Candidate]:
+                matches: list[dict[str, Any]], has_hints: bool,
+                respell: Respell | None = None) -> list[Candidate]:
     """Candidates in order until enough of them return the same rows (read-only dry runs); the rest are not made.
 
     Each candidate that returns rows votes for its result (:class:`Ballot`); the cascade stops once
@@ -108,6 +128,10 @@ def run_cascade(one: Callable[[tuple[int, CandidateSpec], bool, bool], Candidate
     ``as_of``, ``relaxed`` or ``unasked`` candidate that ends the cascade if it has rows. Once
     ``generation.consistency.empty_agree`` candidates returned no rows and none returned any, the cascade
     stops: the empty result is the answer (the verifier may still try one repair).
+
+    ``respell`` (``generation.missing_column_choice``): when a candidate's query fails because a table has no
+    column of the name it wrote, it is asked for the opaque column meant (:func:`tools.missing_column.respell_missing`)
+    and the candidate reads that column instead when the query then runs, before any repair.
 
     ``generation.link_opaque_hold_back`` can hold the opaque-column links (and the links call) back from
     the fresh candidates after the first: ``while_rows`` until an earlier candidate did not vote (its SQL
@@ -142,6 +166,8 @@ def run_cascade(one: Callable[[tuple[int, CandidateSpec], bool, bool], Candidate
         failed = None
         if cand.sql and not cand.error:
             res = ctx.db.run_query(cand.sql)
+            if not res.ok and respell is not None:
+                res = _respelled(ctx, cand, res, respell)
             if res.ok and res.rows and not degenerate(res.rows):
                 if ballot.vote(res):
                     break

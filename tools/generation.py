@@ -26,6 +26,7 @@ from tools.cascade import run_cascade
 from tools.example_glossary import opaque_glossary, render_glossary
 from tools.examples import on_topic, render_examples
 from tools.knowledge import approved_views
+from tools.missing_column import respell_missing
 from tools.opaque_columns import ColumnLink, link_opaque_columns, render_links
 from tools.reuse import reusable_example
 from tools.whole_schema import planned_whole_schema
@@ -176,8 +177,12 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
         if reused is not None and not reused.error:
             candidates = [reused]
         elif ctx.settings.cascade_candidates():
+            def respell(sql: str, error: str) -> tuple[str, dict[str, Any]] | None:
+                return respell_missing(ctx, system, args.question, sql, error)
+
             candidates = run_cascade(one, fix if ctx.settings.generation.repair_errors else None, items, ctx,
-                                     args.question, args.matches, bool(args.values))
+                                     args.question, args.matches, bool(args.values),
+                                     respell if ctx.settings.generation.missing_column_choice else None)
         else:
             candidates = run_concurrently(one, items, ctx.settings.parallel_candidates())
         if reused is not None and reused.error:
