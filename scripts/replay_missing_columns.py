@@ -9,7 +9,8 @@ Every candidate of the recorded evaluation runs (``nl2sql eval`` JSONL on an abb
 its table); for each one that qualifies, :func:`tools.missing_column.respell_missing` makes its one call with the
 generator's system prompt (the retrieve_schema tool picks the prompt's tables as the agent does, no examples)
 and the rewritten query is run and compared with the gold query's rows (``eval.metrics.results_match``, ordered
-when the gold orders). Each (question, failing query) pair is replayed once. Prints how many qualify, how many
+when the gold orders); a pick counts as named by the gold when the gold query's text has its table and column
+names as words. Each (question, failing query) pair is replayed once. Prints how many qualify, how many
 get a pick, how many picks run, return rows and match the gold; the JSONL keeps each pair. Needs the local model
 server (``nl2sql llm serve``) or starts it.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -76,7 +78,9 @@ def replay_one(item: EvalItem, sql: str, error: str, settings: Settings, store: 
     if found is None:
         return row
     new_sql, record = found
-    row.update(picked=f"{record['table']}.{record['picked']}", new_sql=new_sql)
+    row.update(picked=f"{record['table']}.{record['picked']}", new_sql=new_sql,
+               pick_in_gold=all(re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", item.gold_sql, re.I)
+                                for name in (record["table"], record["picked"])))
     res, gold = db.run_query(new_sql), db.run_query(item.gold_sql)
     if not res.ok:
         row["outcome"] = "error"
@@ -123,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     counts = Counter(r["outcome"] for r in rows)
     print(f"failing candidates with a missing column: {len(pairs)}; qualifying: {len(rows)} "
           f"(questions: {len({r['qid'] for r in rows})})")
-    print(f"picks: {sum(r['picked'] is not None for r in rows)}; they run with rows: {counts['rows'] + counts['gold']}"
+    print(f"picks: {sum(r['picked'] is not None for r in rows)} (table and column named in the gold query: "
+          f"{sum(bool(r.get('pick_in_gold')) for r in rows)}); they run with rows: {counts['rows'] + counts['gold']}"
           f"; match the gold: {counts['gold']}; empty: {counts['empty']}; error: {counts['error']}; "
           f"model said none: {counts['none']}")
     return 0

@@ -57,15 +57,18 @@ class MissingColumn:
     """The table the qualifier names, or (unqualified) every table of the query with opaque columns."""
     options: tuple[tuple[str, str], ...]
     """``(table, column)`` of each opaque, undocumented column of the owners the query does not read yet."""
+    readable: tuple[tuple[str, str], ...] = ()
+    """``(table, column)`` of the owners' other columns the query does not read, keys aside: choices too
+    (``cust_lsn_nm`` for ``CUST_LST_NM``, which no spelling rule matches)."""
 
 
 def find_missing(sql: str, error: str, tables: list[TableInfo], dialect: str) -> MissingColumn | None:
     """The missing column ``error`` names in ``sql``, when an opaque column of its table could be the one meant.
 
     ``tables`` is the documented schema (:func:`tools.opaque_columns.documented_tables`). None when the error
-    names no column, the query does not parse, the qualifier is no table of the query (a missing join: the
-    business of :mod:`rewrites.missing_join`), some table of the query has the name (a wrong qualifier:
-    :mod:`rewrites.qualify`), or no owner has an opaque undocumented column the query does not read.
+    names no column, the query does not parse, the qualifier is no table of the query, some table of the
+    database has the name (a wrong qualifier or a missing join: the business of :mod:`rewrites.qualify` and
+    :mod:`rewrites.missing_join`), or no owner has an opaque undocumented column the query does not read.
     """
     found = next((m for m in (p.search(error or "") for p in _ERRORS) if m), None)
     if found is None:
@@ -83,7 +86,7 @@ def find_missing(sql: str, error: str, tables: list[TableInfo], dialect: str) ->
             aliases[node.alias_or_name.lower()] = table
             aliases.setdefault(node.name.lower(), table)
     used = list({id(t): t for t in aliases.values()}.values())
-    if any(t.column(written) is not None for t in used):
+    if any(t.column(written) is not None for t in tables):
         return None
     if qualifier is not None:
         owner = aliases.get(qualifier.lower())
@@ -94,7 +97,17 @@ def find_missing(sql: str, error: str, tables: list[TableInfo], dialect: str) ->
     options = [(t.name, name) for t, name in opaque_columns(owners) if name.lower() not in read][:MAX_OPTIONS]
     if not options:
         return None
-    return MissingColumn(written, qualifier, tuple(owners), tuple(options))
+    dark = {(t.name, name) for t, name in opaque_columns(owners)}
+    readable = [(t.name, c.name) for t in owners for c in t.columns
+                if c.name.lower() not in read and (t.name, c.name) not in dark and not _key(t, c.name)]
+    return MissingColumn(written, qualifier, tuple(owners), tuple(options), tuple(readable))
+
+
+def _key(table: TableInfo, column: str) -> bool:
+    """True for an identifier (a name part ``id``) or a column of ``table``'s primary or a foreign key."""
+    low = column.lower()
+    return ("id" in split_words(column) or low in {c.lower() for c in table.primary_key}
+            or any(low in {c.lower() for c in fk.columns} for fk in table.foreign_keys))
 
 
 def substitute_missing(sql: str, dialect: str, missing: MissingColumn, column: str) -> str:
@@ -117,8 +130,9 @@ This query failed: no table it reads has a column {written}{reading}.
 
 These columns have names that say nothing; their stored values tell what they hold:
 {columns}
-
+{readable}
 Which of these columns holds what {written} was meant to read in this question? "none" when no column fits."""
+READABLE = "Other columns of the same tables, which the query does not read: {columns}\n"
 
 
 def _reading(name: str) -> str:
@@ -146,11 +160,13 @@ def respell_missing(ctx: ToolContext, system: str, question: str, sql: str,
         return None
     options = [OpaqueColumn(t, c, next(x.type for o in missing.owners if o.name == t for x in o.columns
                                        if x.name == c), *stored_samples(ctx.db, t, c)) for t, c in missing.options]
-    refs = [o.ref for o in options]
+    others = [f"{t}.{c}" for t, c in missing.readable]
+    refs = [*(o.ref for o in options), *others]
     allowed: Any = Literal[tuple([*refs, NONE])]
     schema: type[BaseModel] = create_model("MissingColumnChoice", column=(allowed, Field(description="the column")))
     user = USER.format(question=question, written=missing.written, reading=_reading(missing.written), sql=sql,
-                       columns="\n".join(f"- {o.describe()}" for o in options))
+                       columns="\n".join(f"- {o.describe()}" for o in options),
+                       readable=READABLE.format(columns=", ".join(others)) if others else "")
     try:
         reply = invoke_structured(ctx.llms, "generator", chat(system, user), schema, ctx.usage,
                                   temperature=0.0, max_tokens=MAX_TOKENS, label="missing column")

@@ -51,8 +51,10 @@ def test_only_a_name_no_table_of_the_query_has_with_opaque_columns_beside_it_qua
     assert qualified is not None and qualified.options == (("GSTS", "c20"), ("GSTS", "c21"))  # not BKNG.c5
     # a column the query already reads is no option; nothing left: no call
     assert find_missing("SELECT c20, c21, X FROM GSTS", "no such column: X", SCHEMA, "sqlite") is None
-    # a wrong qualifier (BKNG has c5), a table outside the query, another error, no opaque column: not this step
+    # a wrong qualifier (BKNG has c5), a missing join (BKNG not read), a table outside the query, another error,
+    # no opaque column: not this step
     assert find_missing("SELECT GSTS.c5 FROM GSTS JOIN BKNG ON 1=1", "no such column: GSTS.c5", SCHEMA, "sqlite") is None
+    assert find_missing("SELECT c5 FROM GSTS", "no such column: c5", SCHEMA, "sqlite") is None
     assert find_missing("SELECT X.NM FROM GSTS", "no such column: X.NM", SCHEMA, "sqlite") is None
     assert find_missing(WRONG, "no such table: GSTS", SCHEMA, "sqlite") is None
     assert find_missing(WRONG, ERROR, [_table("GSTS", "GST_ID", "GST_FST_NM")], "sqlite") is None
@@ -75,7 +77,12 @@ def test_one_call_with_stored_values_picks_the_column(guests: Settings) -> None:
     user = str(model.prompts[0][-1].content)
     assert "a column GST_LST_NM (\"gst last name\")." in user  # the name in words, where parts are known
     assert "GSTS.c20 (TEXT): 'Smith', 'Jones'" in user and WRONG in user
-    for reply in ({"column": "none"}, {"column": "GSTS.GST_ID"}):  # none, or outside the choices
+    # the table's other readable columns are choices too, keys aside
+    assert "Other columns of the same tables, which the query does not read: GSTS.GNDR_CD\n" in user
+    picked = respell_missing(generator_ctx(guests, ScriptedChatModel(replies=[{"column": "GSTS.GNDR_CD"}])), "s",
+                             QUESTION, WRONG, ERROR)
+    assert picked is not None and picked[0] == "SELECT GST_FST_NM, GNDR_CD FROM GSTS"
+    for reply in ({"column": "none"}, {"column": "GSTS.GST_ID"}, {"column": "BKNG.c5"}):  # none, or not a choice
         assert respell_missing(generator_ctx(guests, ScriptedChatModel(replies=[reply])), "s", QUESTION, WRONG,
                                ERROR) is None
     silent = ScriptedChatModel(replies=[])
