@@ -5,8 +5,8 @@
 
 Every candidate of the recorded evaluation runs (``nl2sql eval`` JSONL on an abbreviated copy,
 ``scripts/abbreviate_db.py``) whose query failed with a missing column is checked model-free
-(:func:`tools.missing_column.find_missing`: a name no table of the query has, with opaque undocumented columns in
-its table); for each one that qualifies, :func:`tools.missing_column.respell_missing` makes its one call with the
+(:func:`tools.missing_column.find_missing`: a name no table of the database has, with opaque undocumented columns in
+its table); for each one that qualifies, :func:`tools.missing_column.respell_until_runs` makes its calls with the
 generator's system prompt (the retrieve_schema tool picks the prompt's tables as the agent does, no examples)
 and the rewritten query is run and compared with the gold query's rows (``eval.metrics.results_match``, ordered
 when the gold orders); a pick counts as named by the gold when the gold query's text has its table and column
@@ -40,7 +40,7 @@ from retrieval.indexing import index_database  # noqa: E402
 from retrieval.store import ChromaStore  # noqa: E402
 from tools.base import ToolCall, ToolContext  # noqa: E402
 from tools.candidate import system_prompt  # noqa: E402
-from tools.missing_column import find_missing, respell_missing  # noqa: E402
+from tools.missing_column import find_missing, respell_until_runs  # noqa: E402
 from tools.opaque_columns import documented_tables  # noqa: E402
 from tools.registry import default_registry  # noqa: E402
 
@@ -71,19 +71,20 @@ def replay_one(item: EvalItem, sql: str, error: str, settings: Settings, store: 
     tool = default_registry().get("retrieve_schema")
     result = tool.run(tool.build_args(ToolCall(item.question, "#E1", "retrieve_schema", item.question), ctx), ctx)
     system = system_prompt(db.dialect, result.text if result.ok else "")
-    found = respell_missing(ctx, system, item.question, sql, error)
+    found = respell_until_runs(ctx, system, item.question, sql, error)
     row: dict[str, Any] = {"qid": item.qid, "db_id": item.db_id, "question": item.question,
                            "gold_sql": item.gold_sql, "sql": sql, "error": error, "picked": None,
                            "outcome": "none", **ctx.usage.totals()}
     if found is None:
         return row
     new_sql, record = found
-    row.update(picked=f"{record['table']}.{record['picked']}", new_sql=new_sql,
-               pick_in_gold=all(re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", item.gold_sql, re.I)
-                                for name in (record["table"], record["picked"])))
+    pairs = list(zip(record["table"].split(", "), record["picked"].split(", "), strict=True))
+    row.update(picked=", ".join(f"{t}.{c}" for t, c in pairs), new_sql=new_sql,
+               pick_in_gold=all(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", item.gold_sql, re.I)
+                                for pair in pairs for name in pair))
     res, gold = db.run_query(new_sql), db.run_query(item.gold_sql)
     if not res.ok:
-        row["outcome"] = "error"
+        row["outcome"] = "error"  # not reached: respell_until_runs returns only a query that runs
     elif not res.rows:
         row["outcome"] = "empty"
     else:
@@ -130,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"picks: {sum(r['picked'] is not None for r in rows)} (table and column named in the gold query: "
           f"{sum(bool(r.get('pick_in_gold')) for r in rows)}); they run with rows: {counts['rows'] + counts['gold']}"
           f"; match the gold: {counts['gold']}; empty: {counts['empty']}; error: {counts['error']}; "
-          f"model said none: {counts['none']}")
+          f"no query that runs (nothing picked, or still failing): {counts['none']}")
     return 0
 
 

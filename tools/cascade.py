@@ -130,8 +130,9 @@ def run_cascade(one: Callable[[tuple[int, CandidateSpec], bool, bool], Candidate
     stops: the empty result is the answer (the verifier may still try one repair).
 
     ``respell`` (``generation.missing_column_choice``): when a candidate's query fails because a table has no
-    column of the name it wrote, it is asked for the opaque column meant (:func:`tools.missing_column.respell_missing`)
-    and the candidate reads that column instead when the query then runs, before any repair.
+    column of the name it wrote, it is asked for the opaque column meant (:func:`tools.missing_column.respell_until_runs`:
+    one pick per missing name, up to three) and the candidate reads those columns instead when the query then runs,
+    before any repair.
 
     ``generation.link_opaque_hold_back`` can hold the opaque-column links (and the links call) back from
     the fresh candidates after the first: ``while_rows`` until an earlier candidate did not vote (its SQL

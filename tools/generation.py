@@ -26,7 +26,7 @@ from tools.cascade import run_cascade
 from tools.example_glossary import opaque_glossary, render_glossary
 from tools.examples import on_topic, render_examples
 from tools.knowledge import approved_views
-from tools.missing_column import respell_missing
+from tools.missing_column import respell_until_runs
 from tools.opaque_columns import ColumnLink, link_opaque_columns, render_links
 from tools.reuse import reusable_example
 from tools.whole_schema import planned_whole_schema
@@ -178,7 +178,7 @@ class GenerateSQLTool(Tool[GenerateSQLArgs]):
             candidates = [reused]
         elif ctx.settings.cascade_candidates():
             def respell(sql: str, error: str) -> tuple[str, dict[str, Any]] | None:
-                return respell_missing(ctx, system, args.question, sql, error)
+                return respell_until_runs(ctx, system, args.question, sql, error)
 
             candidates = run_cascade(one, fix if ctx.settings.generation.repair_errors else None, items, ctx,
                                      args.question, args.matches, bool(args.values),

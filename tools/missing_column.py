@@ -33,13 +33,16 @@ from tools.base import ToolContext
 from tools.opaque_columns import OpaqueColumn, documented_tables, stored_samples
 from tools.question_terms import opaque_columns
 
-__all__ = ["MissingColumn", "find_missing", "respell_missing", "substitute_missing"]
+__all__ = ["MAX_ROUNDS", "MissingColumn", "find_missing", "respell_missing", "respell_until_runs",
+           "substitute_missing"]
 
 MAX_OPTIONS = 10
 """Opaque columns offered (the owning tables' first ones, in column order)."""
 MAX_TOKENS = 40
 """Cap on the reply's tokens: one short JSON object."""
 NONE = "none"
+MAX_ROUNDS = 3
+"""Missing names fixed one after another in one query (``mean_temp`` then ``mean_hmdty``): one call each."""
 
 _ERRORS = (re.compile(r"no such column: (?:(?P<q>[\w$]+)\.)?(?P<c>[\w$]+)", re.I),  # SQLite
            re.compile(r"column \"?(?:(?P<q>[\w$]+)\.)?(?P<c>[\w$]+)\"? does not exist", re.I),  # PostgreSQL
@@ -181,3 +184,26 @@ def respell_missing(ctx: ToolContext, system: str, question: str, sql: str,
     except sqlglot.errors.SqlglotError:
         return None
     return (new_sql, {"written": missing.written, "table": table, "picked": column}) if new_sql != sql else None
+
+
+def respell_until_runs(ctx: ToolContext, system: str, question: str, sql: str,
+                       error: str) -> tuple[str, dict[str, Any]] | None:
+    """:func:`respell_missing` repeated while the rewritten query fails with the next missing name.
+
+    SQLite names one missing column per error, and a query written with spelled-out names often has several
+    (``mean_temp``, ``mean_hmdty``). At most :data:`MAX_ROUNDS` picks (one call each). Returns the query once it
+    runs (read-only, through ``ctx.db``) with a record ``{"written", "table", "picked"}`` whose fields join the
+    picks with ", ", or None when a round finds nothing to pick or the query still fails after the last one.
+    """
+    picks: list[dict[str, Any]] = []
+    for _ in range(MAX_ROUNDS):
+        found = respell_missing(ctx, system, question, sql, error)
+        if found is None:
+            return None
+        sql, record = found
+        picks.append(record)
+        res = ctx.db.run_query(sql)
+        if res.ok:
+            return sql, {k: ", ".join(str(p[k]) for p in picks) for k in ("written", "table", "picked")}
+        error = res.error or ""
+    return None

@@ -16,7 +16,13 @@ from tests.support.scripted_model import ScriptedChatModel
 from tests.support.sqlite_case import generator_ctx, sqlite_settings
 from tools.base import ToolCall, ToolResult
 from tools.generation import GenerateSQLTool
-from tools.missing_column import find_missing, respell_missing, substitute_missing
+from tools.missing_column import (
+    MAX_ROUNDS,
+    find_missing,
+    respell_missing,
+    respell_until_runs,
+    substitute_missing,
+)
 
 GUESTS = """CREATE TABLE GSTS (GST_ID INTEGER PRIMARY KEY, GNDR_CD TEXT, GST_FST_NM TEXT, c20 TEXT, c21 TEXT);
 CREATE TABLE BKNG (BKNG_ID INTEGER PRIMARY KEY, GST_ID INTEGER REFERENCES GSTS (GST_ID), c5 TEXT);
@@ -111,3 +117,16 @@ def test_the_cascade_keeps_the_candidate_reading_the_picked_column(guests: Setti
     ctx = generator_ctx(off, ScriptedChatModel(script=script))
     res = tool.run(tool.build_args(ToolCall(QUESTION, "#E2", tool.name, "", {"#E1": schema}), ctx), ctx)
     assert all(c["sql"] == WRONG for c in res.value["candidates"])
+
+
+def test_several_missing_names_are_picked_one_after_another(guests: Settings) -> None:
+    two = "SELECT GST_LST_NM, GST_BRTH_DT FROM GSTS"
+    model = ScriptedChatModel(replies=[{"column": "GSTS.c20"}, {"column": "GSTS.c21"}])
+    found = respell_until_runs(generator_ctx(guests, model), "s", QUESTION, two, "no such column: GST_LST_NM")
+    assert found == ("SELECT c20, c21 FROM GSTS",
+                     {"written": "GST_LST_NM, GST_BRTH_DT", "table": "GSTS, GSTS", "picked": "c20, c21"})
+    assert "a column GST_BRTH_DT" in str(model.prompts[1][-1].content)  # the second call names the second error
+    # a round with nothing to pick gives up: the query never ran
+    stuck = ScriptedChatModel(replies=[{"column": "GSTS.c20"}, {"column": "none"}])
+    assert respell_until_runs(generator_ctx(guests, stuck), "s", QUESTION, two, "no such column: GST_LST_NM") is None
+    assert MAX_ROUNDS >= 2
