@@ -78,10 +78,13 @@ class GenerationSettings(BaseModel):
         "the same calls.",
     )
     missing_column_choice: bool = Field(
-        False, description="When a candidate's query fails because its table has no column of the name it wrote "
-        "(GST_LST_NM beside GST_FST_NM) and that table has columns named like c20, ask the model once which of "
-        "those (stored values shown) the name meant, and read it when the query then runs, before any repair "
-        "(tools.missing_column). No call on schemas without such columns or on other errors.",
+        True, description="When a candidate's query fails because no table has a column of the name it wrote "
+        "(GST_LST_NM beside GST_FST_NM) and its table has columns named like c20, ask the model which of those "
+        "(stored values shown) or of the table's other readable non-key columns the name meant, one call per "
+        "missing name (at most three), and read them when the query then runs, before any repair "
+        "(tools.missing_column). No call on schemas without such columns or on other errors. Measured 2026-12-07: "
+        "26 of 154 recorded failing candidates become gold-matching queries; live, without examples, on the 12 "
+        "abbreviated questions a re-vote of recorded runs said it changes: 10/12 against 6/12, 4 won, 0 lost.",
     )
     column_choice: bool = Field(
         True, description="After selection, when the answer reads a readable column for a question word no "
