@@ -35,7 +35,7 @@ from knowledge.lookup import normalise
 from tools.base import ToolContext, ToolResult
 from tools.execution import execute_candidates, rows_result, selection_value
 from tools.opaque_columns import OpaqueColumn, documented_tables, stored_samples
-from tools.question_terms import name_words, opaque_columns, same_word, unnamed_terms
+from tools.question_terms import is_key_column, name_words, opaque_columns, same_word, unnamed_terms
 
 __all__ = ["LookAlike", "check_columns", "choose_column", "find_lookalikes", "render_choice", "substitute_column"]
 
@@ -108,7 +108,7 @@ def find_lookalikes(question: str, sql: str, tables: list[TableInfo], dialect: s
         if (table.name, col.name.lower()) in joining:
             continue
         info = table.column(col.name)
-        if info is None or is_opaque_name(info.name) or not opaque_columns([table]) or _key(table, info.name):
+        if info is None or is_opaque_name(info.name) or not opaque_columns([table]) or is_key_column(table, info.name):
             continue
         parts = name_words(info.name)
         term = next((t for t in terms if any(same_word(p, w) for w in normalise(t) for p in parts)), None)
@@ -123,14 +123,6 @@ def _ancestors(node: exp.Expr) -> list[exp.Expr]:
     while chain[-1].parent is not None:
         chain.append(chain[-1].parent)
     return chain
-
-
-def _key(table: TableInfo, column: str) -> bool:
-    """True when ``column`` is an identifier (a name word ``id``), or in ``table``'s primary or a foreign key."""
-    low = column.lower()
-    return ("id" in split_words(column) or low in {c.lower() for c in table.primary_key}
-            or any(low in {c.lower() for c in fk.columns} for fk in table.foreign_keys)
-            or bool((found := table.column(column)) and found.primary_key))
 
 
 USER = """Question: {question}

@@ -31,7 +31,7 @@ from database.schema_types import TableInfo
 from knowledge.abbreviations import EXPANSIONS, expand_name, split_words
 from tools.base import ToolContext
 from tools.opaque_columns import OpaqueColumn, documented_tables, stored_samples
-from tools.question_terms import opaque_columns
+from tools.question_terms import is_key_column, opaque_columns
 
 __all__ = ["MAX_ROUNDS", "MissingColumn", "find_missing", "respell_missing", "respell_until_runs",
            "substitute_missing"]
@@ -102,15 +102,8 @@ def find_missing(sql: str, error: str, tables: list[TableInfo], dialect: str) ->
         return None
     dark = {(t.name, name) for t, name in opaque_columns(owners)}
     readable = [(t.name, c.name) for t in owners for c in t.columns
-                if c.name.lower() not in read and (t.name, c.name) not in dark and not _key(t, c.name)]
+                if c.name.lower() not in read and (t.name, c.name) not in dark and not is_key_column(t, c.name)]
     return MissingColumn(written, qualifier, tuple(owners), tuple(options), tuple(readable))
-
-
-def _key(table: TableInfo, column: str) -> bool:
-    """True for an identifier (a name part ``id``) or a column of ``table``'s primary or a foreign key."""
-    low = column.lower()
-    return ("id" in split_words(column) or low in {c.lower() for c in table.primary_key}
-            or any(low in {c.lower() for c in fk.columns} for fk in table.foreign_keys))
 
 
 def substitute_missing(sql: str, dialect: str, missing: MissingColumn, column: str) -> str:

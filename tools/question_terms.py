@@ -64,6 +64,17 @@ def opaque_columns(tables: list[TableInfo]) -> list[tuple[TableInfo, str]]:
             if is_opaque_name(c.name) and not (c.comment or "").strip()]
 
 
+def is_key_column(table: TableInfo, column: str) -> bool:
+    """True when ``column`` of ``table`` is an identifier (a name part ``id``) or in its primary or a foreign key.
+
+    Keys hold no question word's data, so they are never offered as the column a word or a written name meant.
+    """
+    low = column.lower()
+    return ("id" in split_words(column) or low in {c.lower() for c in table.primary_key}
+            or any(low in {c.lower() for c in fk.columns} for fk in table.foreign_keys)
+            or bool((found := table.column(column)) and found.primary_key))
+
+
 def reads_opaque_column(sql: str, dialect: str) -> bool:
     """True when the query reads a column whose name is opaque (``c10``; :func:`is_opaque_name`).
 
