@@ -16,7 +16,10 @@ class ColumnProfile:
     distinct non-NULL values (None when not computed); ``min``/``max`` the smallest/largest value for
     numbers and dates (None otherwise); ``top_values`` the most frequent ``(value, count)`` pairs, most
     frequent first, for low-cardinality text columns ([] otherwise). ``masked`` is True once
-    :func:`database.masking.mask_table` replaced the values of a sensitive column.
+    :func:`database.masking.mask_table` replaced the values of a sensitive column. ``distinct_sample`` is None when
+    every statistic covers the whole table; on a table too large to sort whole within the query timeout it is
+    the number of rows (the first the engine returns) ``distinct_count`` was counted over, so that count is a
+    lower bound (:func:`database.profiling.profile_table`).
     """
 
     kind: str = "other"
@@ -27,6 +30,7 @@ class ColumnProfile:
     max: Any = None
     top_values: list[tuple[Any, int]] = field(default_factory=list)
     masked: bool = False
+    distinct_sample: int | None = None
 
 
 @dataclass

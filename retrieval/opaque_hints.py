@@ -32,6 +32,7 @@ from typing import Any
 
 from database.connection import Database
 from database.masking import is_sensitive
+from database.profiling import SAMPLE_ROWS, sample_of
 from database.schema_reader import quote_identifier
 from database.schema_types import ColumnInfo, TableInfo
 from knowledge.abbreviations import is_opaque_name
@@ -93,6 +94,8 @@ def opaque_hints(db: Database, table: TableInfo, sensitive_patterns: Iterable[st
 
     Undocumented: no comment, or only a drafted one (``ColumnInfo.drafted``).
 
+    On a table too large to group within the query timeout the values are those of its first
+    :data:`database.profiling.SAMPLE_ROWS` rows (a number range may then be narrower than the stored one).
     A column whose values cannot be read (an error or timeout of the guarded query) or that holds only NULLs
     gets no hint. Cached per database URL, table and the set of columns asked; never raises for database errors.
     """
@@ -106,9 +109,13 @@ def opaque_hints(db: Database, table: TableInfo, sensitive_patterns: Iterable[st
             return dict(_CACHE[key])
     q = lambda name: quote_identifier(name, db.dialect)  # noqa: E731
     hints: dict[str, str] = {}
+    sample = sample_of(table.name, SAMPLE_ROWS).sql(dialect=db.dialect)
     for column in wanted:
-        result = db.run_query(f"SELECT {q(column)}, COUNT(*) FROM {q(table.name)} WHERE {q(column)} IS NOT NULL "
-                              f"GROUP BY {q(column)} ORDER BY COUNT(*) DESC", row_cap=MAX_DISTINCT)
+        for source in (q(table.name), sample):  # the sample when the whole table does not group in time
+            result = db.run_query(f"SELECT {q(column)}, COUNT(*) FROM {source} WHERE {q(column)} IS NOT NULL "
+                                  f"GROUP BY {q(column)} ORDER BY COUNT(*) DESC", row_cap=MAX_DISTINCT)
+            if result.ok:
+                break
         if not result.ok:
             continue
         hint = value_hint([row[0] for row in result.rows])

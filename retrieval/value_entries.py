@@ -19,6 +19,7 @@ import sqlglot.expressions as exp
 
 from database.connection import Database
 from database.masking import is_sensitive, snake_case
+from database.profiling import SAMPLE_ROWS, row_count, sample_of
 from database.schema_types import ColumnInfo, TableInfo
 from retrieval.store import Metadata
 
@@ -121,19 +122,26 @@ def _from(table: TableInfo) -> exp.Table:
     return exp.Table(this=exp.to_identifier(table.name, quoted=True))
 
 
-def _run(db: Database, query: exp.Select, cap: int) -> list[tuple[Any, ...]]:
+def _run(db: Database, query: exp.Select, cap: int) -> list[tuple[Any, ...]] | None:
+    """The rows of ``query`` (at most ``cap``), or None when it fails (e.g. a timeout)."""
     result = db.run_query(query.sql(dialect=db.dialect), row_cap=cap)
-    return result.rows if result.ok else []
+    return result.rows if result.ok else None
 
 
 def read_entries(
-    db: Database, table: TableInfo, patterns: Sequence[str], *, max_distinct: int = MAX_DISTINCT
+    db: Database, table: TableInfo, patterns: Sequence[str], *, max_distinct: int = MAX_DISTINCT,
+    sample_rows: int = SAMPLE_ROWS,
 ) -> list[ValueEntry]:
     """The value entries of ``table`` (see module docstring); ``[]`` for tables without indexable columns.
 
-    Per table: one aggregate statement (row count; per column COUNT, COUNT DISTINCT, AVG LENGTH), one
-    ``GROUP BY`` per kept column, and one statement reading the sibling columns of keyed rows. A failed
-    statement (e.g. a timeout) skips what it would have read; database errors never raise.
+    Per table: the row count, one aggregate statement (per column COUNT, COUNT DISTINCT, AVG LENGTH), one
+    ``GROUP BY`` per kept column, and one statement reading the sibling columns of keyed rows. On a table of more
+    than ``sample_rows`` rows (or whose aggregate failed, e.g. timed out) the aggregate reads the first
+    ``sample_rows`` rows (:func:`database.profiling.sample_of`: ``COUNT(DISTINCT)`` sorts, and on a table of
+    millions of rows it does not fit the query timeout), the ``GROUP BY`` still reads the whole table (the
+    sample's when that fails), a column found to hold more than ``max_distinct`` values there is skipped, and
+    no sibling columns are read (a column unique in a sample need not be unique). A failed statement skips what
+    it would have read; database errors never raise.
     """
     columns = indexable_columns(table, patterns)
     if not columns:
@@ -142,15 +150,21 @@ def read_entries(
     for c in columns:
         stats += [exp.Count(this=_col(c.name)), exp.Count(this=exp.Distinct(expressions=[_col(c.name)])),
                   exp.Avg(this=exp.Length(this=_col(c.name)))]
-    rows = _run(db, exp.select(*stats).from_(_from(table)), 1)
+    total = row_count(db, table)
+    sampled = total is None or total > sample_rows
+    rows = _run(db, exp.select(*stats).from_(sample_of(table.name, sample_rows) if sampled else _from(table)), 1)
+    if not rows and not sampled:
+        sampled = True
+        rows = _run(db, exp.select(*stats).from_(sample_of(table.name, sample_rows)), 1)
     if not rows:
         return []
-    total, *agg = rows[0]
+    counted, *agg = rows[0]
+    total = int(counted or 0) if total is None else total
     kept: list[tuple[ColumnInfo, bool, float]] = []
     for k, c in enumerate(columns):
         non_null, distinct, avg_len = agg[3 * k], agg[3 * k + 1], agg[3 * k + 2]
         if distinct and distinct <= max_distinct and float(avg_len or 0) <= MAX_AVG_CHARS:
-            kept.append((c, distinct == non_null, float(avg_len or 0)))
+            kept.append((c, distinct == non_null and not sampled, float(avg_len or 0)))
     pk = table.primary_key[0] if len(table.primary_key) == 1 else None
     entries: list[ValueEntry] = []
     indexed: list[tuple[ColumnInfo, bool, float]] = []
@@ -158,7 +172,12 @@ def read_entries(
         select = [_col(c.name), exp.Count(this=exp.Star())] + ([exp.Min(this=_col(pk))] if pk else [])
         not_null = exp.Not(this=exp.Is(this=_col(c.name), expression=exp.Null()))
         query = exp.select(*select).from_(_from(table)).where(not_null).group_by(_col(c.name))
-        found = [r for r in _run(db, query, max_distinct + 1) if isinstance(r[0], str)]
+        grouped = _run(db, query, max_distinct + 1)
+        if grouped is None and sampled:
+            grouped = _run(db, query.from_(sample_of(table.name, sample_rows)), max_distinct + 1)
+        if grouped is None or len(grouped) > max_distinct:
+            continue
+        found = [r for r in grouped if isinstance(r[0], str)]
         texts = [r for r in found if len(r[0]) <= MAX_VALUE_CHARS and not _DATE_OR_NUMBER.match(r[0])]
         if len(texts) * 2 < len(found):  # mostly dates or numbers stored as text
             continue
@@ -166,8 +185,8 @@ def read_entries(
         for r in texts:
             row_id = (r[0] if c.name == pk else r[2]) if pk and r[1] == 1 else None
             entries.append(ValueEntry(r[0], table.name, c.name, row_id, pk if row_id is not None else None,
-                                      rows=int(total or 0)))
-    return _attach_siblings(db, table, pk, indexed, entries, int(total or 0))
+                                      rows=total))
+    return _attach_siblings(db, table, pk, indexed, entries, total)
 
 
 def _attach_siblings(
@@ -184,7 +203,7 @@ def _attach_siblings(
     unique = unique[: MAX_SIBLINGS + 1]
     keyed = exp.Not(this=exp.Is(this=_col(unique[0]), expression=exp.Null()))  # at most max_distinct rows
     rows = _run(db, exp.select(_col(pk), *map(_col, unique)).from_(_from(table)).where(keyed), max(total, 1))
-    by_id = {r[0]: dict(zip(unique, r[1:], strict=True)) for r in rows}
+    by_id = {r[0]: dict(zip(unique, r[1:], strict=True)) for r in rows or []}
     out = []
     for e in entries:
         row = by_id.get(e.id, {}) if e.id is not None else {}

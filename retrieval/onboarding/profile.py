@@ -51,8 +51,13 @@ def is_code_like(column: dict[str, Any]) -> bool:
 
 
 def is_candidate_key(column: dict[str, Any], rows: int) -> bool:
-    """True when a summarised column has no NULLs and ``rows`` distinct values (``rows`` > 0), text or integer."""
-    return (rows > 0 and column.get("null_share") == 0 and column.get("distinct") == rows
+    """True when a summarised column has no NULLs and ``rows`` distinct values (``rows`` > 0), text or integer.
+
+    A column of a sampled table (``distinct_sample``: its distinct values were counted over that many rows) needs
+    as many distinct values as the sample has rows.
+    """
+    counted = min(rows, int(column.get("distinct_sample") or rows))
+    return (rows > 0 and column.get("null_share") == 0 and column.get("distinct") == counted
             and column.get("kind") in ("text", "number") and not isinstance(column.get("min"), float))
 
 
@@ -62,7 +67,7 @@ def _column(table: TableInfo, col: ColumnInfo) -> dict[str, Any]:
     if prof is not None:
         out |= {"kind": prof.kind, "null_share": round(prof.null_share, 4), "distinct": prof.distinct_count,
                 "min": prof.min, "max": prof.max, "top": [[v, n] for v, n in prof.top_values],
-                "masked": prof.masked}
+                "masked": prof.masked, "distinct_sample": prof.distinct_sample}
     out["date"] = out.get("kind") == "date" or bool(_DATE_TYPE.search(col.type or ""))
     return out
 
@@ -72,7 +77,8 @@ def summarise(table: TableInfo) -> dict[str, Any]:
 
     ``{"rows", "documented", "comment", "primary_key", "foreign_keys": [{"columns", "ref_table", "ref_columns"}],
     "columns": {name: {"type", "documented", "comment", "kind", "null_share" (0..1), "distinct", "min", "max",
-    "top": [[value, count]], "masked", "date", "code", "key"}}, "keys": [candidate key columns]}``.
+    "top": [[value, count]], "masked", "distinct_sample" (None, or the rows "distinct" was counted over), "date",
+    "code", "key"}}, "keys": [candidate key columns]}``.
     """
     columns = {c.name: _column(table, c) for c in table.columns}
     rows = next((c.profile.row_count for c in table.columns if c.profile is not None), 0)

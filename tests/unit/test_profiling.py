@@ -96,8 +96,10 @@ def test_few_statements_through_the_guarded_path(db: Database, monkeypatch: pyte
     monkeypatch.setattr(db, "run_query", spy)
     table = _tables(db)["trades"]
     profile_table(db, table, low_cardinality=5)
-    assert len(seen) == 2  # one aggregate + one GROUP BY (ccy is the only low-cardinality text column)
-    assert seen[0].startswith("SELECT COUNT(*)") and "GROUP BY" in seen[1]
+    # the row count, one aggregate, one GROUP BY (ccy is the only low-cardinality text column)
+    assert len(seen) == 3
+    assert seen[0] == 'SELECT COUNT(*) FROM "trades"' and seen[1].startswith("SELECT COUNT(*), COUNT(")
+    assert "GROUP BY" in seen[2] and "LIMIT" not in seen[1]
 
 
 def test_quoted_identifiers(db: Database) -> None:

@@ -1,0 +1,135 @@
+"""Tables too large to sort whole: distinct counts from a sample, ranges and values still from the whole table.
+
+Real SQLite in a temp dir; the sample size is lowered to 20 rows so a 60-row table takes the path a table of
+millions takes with the default, and query timeouts are simulated by failing the statements a timeout would stop.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from database.connection import Database
+from database.profiling import SAMPLE_ROWS, profile_table, sample_of
+from database.results import QueryResult
+from database.schema_reader import read_schema
+from database.schema_types import TableInfo
+from retrieval import opaque_hints as hints_module
+from retrieval.onboarding.profile import is_candidate_key, summarise
+from retrieval.value_entries import read_entries
+
+SAMPLE = 20
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Database:
+    """``trades``: 60 rows; desk 'EQ'/'FX' in the first 50 rows, 'CMD' only after; px 1..60; c7 an opaque code."""
+    path = tmp_path / "big.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE trades (trade_id INTEGER PRIMARY KEY, desk TEXT, px REAL, note TEXT, c7 TEXT)")
+        conn.executemany("INSERT INTO trades VALUES (?, ?, ?, ?, ?)",
+                         [(i, ("EQ", "FX")[i % 2] if i <= 50 else "CMD", float(i), f"note {i}",
+                           "K1" if i <= 50 else "LATE") for i in range(1, 61)])
+    conn.close()
+    return Database(f"sqlite:///{path}")
+
+
+def _table(db: Database) -> TableInfo:
+    return next(t for t in read_schema(db, sample_rows=0) if t.name == "trades")
+
+
+def _failing(db: Database, monkeypatch: pytest.MonkeyPatch, fails: Callable[[str], bool]) -> list[str]:
+    """Make ``db.run_query`` fail ("timed out") for the statements ``fails`` picks; returns every statement."""
+    seen: list[str] = []
+    original = db.run_query
+
+    def run(sql: str, *, row_cap: int | None = None) -> QueryResult:
+        seen.append(sql)
+        if fails(sql):
+            return QueryResult(False, sql, error="Query timed out after 15 s (interrupted)")
+        return original(sql, row_cap=row_cap)
+
+    monkeypatch.setattr(db, "run_query", run)
+    return seen
+
+
+def _whole_table(sql: str) -> bool:
+    return "LIMIT" not in sql
+
+
+def test_the_default_sample_is_large_and_the_sample_is_the_first_rows() -> None:
+    assert SAMPLE_ROWS >= 100_000
+    assert sample_of("t", 5).sql(dialect="sqlite") == '(SELECT * FROM "t" LIMIT 5) AS profiled'
+
+
+def test_a_small_table_is_profiled_whole(db: Database) -> None:
+    prof = profile_table(db, _table(db), sample_rows=100)
+    assert all(p.distinct_sample is None for p in prof.values())
+    assert prof["desk"].distinct_count == 3 and prof["note"].distinct_count == 60
+
+
+def test_a_large_table_counts_distinct_values_in_the_sample_and_the_rest_over_the_whole_table(db: Database) -> None:
+    prof = profile_table(db, _table(db), sample_rows=SAMPLE, low_cardinality=5)
+    assert all(p.distinct_sample == SAMPLE and p.row_count == 60 for p in prof.values())
+    assert prof["note"].distinct_count == SAMPLE  # a lower bound: 60 in the table
+    assert (prof["px"].min, prof["px"].max) == (1.0, 60.0)  # ranges cover every row
+    assert prof["desk"].distinct_count == 2
+    assert dict(prof["desk"].top_values) == {"EQ": 25, "FX": 25, "CMD": 10}  # counted over the whole table
+
+
+def test_a_whole_table_aggregate_that_times_out_falls_back_to_the_sample(db: Database,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = _failing(db, monkeypatch, lambda sql: "COUNT(DISTINCT" in sql and _whole_table(sql))
+    prof = profile_table(db, _table(db), sample_rows=100)  # small enough to be read whole, but too slow
+    assert any("COUNT(DISTINCT" in s and "LIMIT 100" in s for s in seen)
+    assert prof["note"].distinct_count == 60 and prof["note"].distinct_sample == 100
+    assert prof["px"].max == 60.0
+
+
+def test_without_any_whole_table_statement_ranges_stay_unknown(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    _failing(db, monkeypatch, lambda sql: "MIN(" in sql and _whole_table(sql))
+    prof = profile_table(db, _table(db), sample_rows=SAMPLE, low_cardinality=5)
+    assert prof["px"].kind == "number" and prof["px"].min is None and prof["px"].max is None  # a sample's is too narrow
+    assert prof["px"].row_count == 60  # COUNT(*) still answered
+    _failing(db, monkeypatch, lambda sql: True)
+    assert profile_table(db, _table(db), sample_rows=SAMPLE) == {}
+
+
+def test_candidate_keys_of_a_sampled_table(db: Database) -> None:
+    table = _table(db)
+    for column in table.columns:
+        column.profile = profile_table(db, table, sample_rows=SAMPLE).get(column.name)
+    summary = summarise(table)
+    assert summary["rows"] == 60 and summary["columns"]["note"]["distinct_sample"] == SAMPLE
+    assert "note" in summary["keys"] and "desk" not in summary["keys"]  # every sampled row distinct
+    assert not is_candidate_key({"null_share": 0, "distinct": 19, "distinct_sample": 20, "kind": "text"}, 60)
+
+
+def test_the_value_index_reads_values_past_the_sample_and_skips_columns_with_too_many(db: Database) -> None:
+    entries = read_entries(db, _table(db), (), max_distinct=30, sample_rows=SAMPLE)
+    desks = {e.value for e in entries if e.column == "desk"}
+    assert desks == {"EQ", "FX", "CMD"} and all(e.rows == 60 for e in entries)
+    assert not any(e.column == "note" for e in entries)  # 20 in the sample, 60 (over 30) in the table
+    assert all(not e.siblings for e in entries)  # unique in a sample is not unique
+
+
+def test_the_value_index_groups_the_sample_when_the_table_does_not_group_in_time(
+        db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    _failing(db, monkeypatch, lambda sql: "GROUP BY" in sql and _whole_table(sql))
+    desks = {e.value for e in read_entries(db, _table(db), (), sample_rows=SAMPLE) if e.column == "desk"}
+    assert desks == {"EQ", "FX"}  # 'CMD' only appears after the sample
+
+
+def test_opaque_hints_read_the_sample_when_the_table_does_not_group_in_time(
+        db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hints_module, "SAMPLE_ROWS", SAMPLE)
+    monkeypatch.setattr(hints_module, "_CACHE", {})
+    whole = hints_module.opaque_hints(db, _table(db))
+    assert "'LATE'" in whole["c7"]
+    monkeypatch.setattr(hints_module, "_CACHE", {})
+    _failing(db, monkeypatch, lambda sql: "GROUP BY" in sql and _whole_table(sql))
+    sampled = hints_module.opaque_hints(db, _table(db))
+    assert sampled["c7"].startswith("e.g. ") and "LATE" not in sampled["c7"]
