@@ -3,8 +3,8 @@
 The benchmark databases are small (most tables under a thousand rows); an analyst's fact tables are not. This
 script copies ``--dbs`` databases of a Spider-layout benchmark and grows, in each, the table whose text columns
 the gold queries filter on most to ``--rows`` rows by repeating its rows (an integer primary key is shifted so
-it stays unique; the distinct values of every other column stay the same, so every stored value a question names
-is still there). Then, with the checkout's own code, it profiles every table
+it stays unique and real-typed measures are nudged so they are about as distinct as a fact table's; text values stay
+as stored, so every value a question names is still there). Then, with the checkout's own code, it profiles every table
 (:func:`database.profiling.profile_table`) and reads every table's value entries
 (:func:`retrieval.value_entries.read_entries`, what ``nl2sql index`` embeds), and prints per database: the grown
 table's rows, whether its profile came back and how many columns have distinct counts, its indexed values, the
@@ -14,7 +14,9 @@ table (``col = 'x'``, ``col IN (...)``), the share found among that column's ind
     python scripts/bench_large_tables.py --spider ../shared/benchmarks/spider-wide --work /tmp/large-tables \\
         [--dbs 8] [--rows 3000000] [--json results.json]
 
-The copies are written once under ``--work`` and reused (delete the folder to rebuild). Run it from two
+The copies are written once under ``--work/database/`` and reused (delete the folder to rebuild), with
+``--work/dev.json`` holding their questions, so ``nl2sql eval --dataset spider --path WORK`` asks them on the grown
+copies (the gold queries run there too). Run it from two
 checkouts (``PYTHONPATH`` or a worktree) on the same ``--work`` to compare code; run it with nothing else on the
 machine for seconds that mean something.
 """
@@ -82,18 +84,28 @@ def _integer_key(conn: sqlite3.Connection, table: str) -> tuple[str | None, bool
 
 
 def grow(path: Path, table: str, rows: int) -> int:
-    """Repeat ``table``'s rows in the SQLite file ``path`` until it has ``rows`` (returns the row count)."""
+    """Repeat ``table``'s rows in the SQLite file ``path`` until it has ``rows`` (returns the row count).
+
+    Each round doubles the table: the integer key is shifted past the largest one, and every column declared
+    REAL, FLOAT, DOUBLE, DECIMAL or NUMERIC gets ``2**round * 1e-6`` added, so measures end up about as distinct
+    as a real fact table's (repeated values would make ``COUNT(DISTINCT)`` unrealistically cheap) while every text
+    value stays as stored.
+    """
     conn = sqlite3.connect(path)
     key, ok = _integer_key(conn, table)
     if not ok:
         raise ValueError(f"{table} has a key that repeated rows would break")
-    names = [r[1] for r in conn.execute(f'PRAGMA table_info("{table}")').fetchall()]
+    info = conn.execute(f'PRAGMA table_info("{table}")').fetchall()
+    measures = {r[1] for r in info if any(t in (r[2] or "").upper() for t in ("REAL", "FLOA", "DOUB", "DEC", "NUM"))}
     count = conn.execute(f'SELECT COUNT(*) FROM "{table}"').fetchone()[0]
+    step = 0
     while 0 < count < rows:
         shift = conn.execute(f'SELECT MAX("{key}") - MIN("{key}") + 1 FROM "{table}"').fetchone()[0] if key else 0
-        cols = ", ".join(f'"{n}" + {shift}' if n == key else f'"{n}"' for n in names)
+        cols = ", ".join(f'"{n}" + {shift}' if n == key else f'"{n}" + {2 ** step * 1e-6!r}' if n in measures
+                         else f'"{n}"' for n in (r[1] for r in info))
         conn.execute(f'INSERT INTO "{table}" SELECT {cols} FROM "{table}" LIMIT {rows - count}')
         count = conn.execute(f'SELECT COUNT(*) FROM "{table}"').fetchone()[0]
+        step += 1
     conn.commit()
     conn.close()
     return int(count)
@@ -123,11 +135,13 @@ def choose(spider: Path, n: int) -> list[tuple[str, str]]:
 
 def measure(spider: Path, work: Path, db_id: str, table: str, rows: int) -> dict[str, Any]:
     """Grow (once) and measure one database; see the module docstring for the fields."""
-    copy = work / db_id / f"{db_id}.sqlite"
+    copy = work / "database" / db_id / f"{db_id}.sqlite"
     if not copy.exists():
         copy.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(spider / "database" / db_id / f"{db_id}.sqlite", copy)
-        grow(copy, table, rows)
+        partial = copy.with_suffix(".partial")
+        shutil.copy(spider / "database" / db_id / f"{db_id}.sqlite", partial)
+        grow(partial, table, rows)
+        partial.rename(copy)
     db = Database(f"sqlite:///{copy}")
     tables = read_schema(db, sample_rows=0)
     grown = next(t for t in tables if t.name == table)
@@ -150,6 +164,17 @@ def measure(spider: Path, work: Path, db_id: str, table: str, rows: int) -> dict
             "literals": len(literals), "literals_found": sum(lit in indexed for lit in literals)}
 
 
+def write_questions(spider: Path, work: Path, db_ids: set[str]) -> None:
+    """``work/dev.json``: the chosen databases' questions, each with its ``source_index`` in ``spider/dev.json``.
+
+    The grown copies are then a Spider-layout folder ``nl2sql eval --dataset spider --path WORK`` reads, and its
+    qids pair with runs on the source.
+    """
+    questions = json.loads((spider / "dev.json").read_text(encoding="utf-8"))
+    kept = [{**q, "source_index": q.get("source_index", i)} for i, q in enumerate(questions) if q["db_id"] in db_ids]
+    (work / "dev.json").write_text(json.dumps(kept, indent=1), encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse arguments, measure every chosen database, print the table (and write ``--json``)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -159,7 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=int, default=3_000_000)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
-    results = [measure(args.spider, args.work, db_id, table, args.rows) for db_id, table in choose(args.spider, args.dbs)]
+    chosen = choose(args.spider, args.dbs)
+    results = [measure(args.spider, args.work, db_id, table, args.rows) for db_id, table in chosen]
+    write_questions(args.spider, args.work, {db_id for db_id, _table in chosen})
     print(f"{'database':34} {'grown table':24} {'rows':>9} {'profiled':>9} {'s':>6} {'values':>7} {'s':>6} "
           f"{'literals found':>15}")
     for r in results:
