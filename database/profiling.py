@@ -50,13 +50,13 @@ timeout and used to lose its whole profile. ``COUNT``, ``MIN`` and ``MAX`` need 
 table (1.3 s for that table)."""
 
 
-def sample_of(table: str, rows: int) -> exp.Subquery:
-    """``(SELECT * FROM table LIMIT rows) AS profiled``: the first ``rows`` rows the engine returns.
+def sample_of(table: str, rows: int, alias: str = "profiled") -> exp.Subquery:
+    """``(SELECT * FROM table LIMIT rows) AS profiled`` (or ``alias``): the first ``rows`` rows the engine returns.
 
     Not a random sample (SQLite has no ``TABLESAMPLE``): on a table filled in time order these are its oldest
     rows, so a rare value or one that only appears later may be missing. Portable and one short scan.
     """
-    return exp.select("*").from_(_table(table)).limit(rows).subquery("profiled")
+    return exp.select("*").from_(_table(table)).limit(rows).subquery(alias)
 
 
 def aggregate_query(table: TableInfo, dialect: str, *, distinct: bool = True, sample: int | None = None) -> str:

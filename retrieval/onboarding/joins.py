@@ -9,8 +9,9 @@ A column ``A.x`` may reference a candidate key ``B.y`` (another table; no NULLs,
    needs the name, or at least :data:`MIN_TEXT_CODES` distinct values (``LIMAR`` -> ``exchanges.mic``);
 3. at least :data:`MIN_CONTAINMENT` of ``A.x``'s distinct values occur in ``B.y``: computed from both profiles'
    value lists when both are complete, else with one statement
-   ``SELECT COUNT(DISTINCT a.x), COUNT(DISTINCT b.y) FROM A a LEFT JOIN B b ON a.x = b.y WHERE a.x IS NOT NULL``
-   through the guarded read-only path (at most :data:`MAX_CHECKS` statements per run).
+   ``SELECT COUNT(DISTINCT a.x), COUNT(DISTINCT b.y) FROM (first rows of A) a LEFT JOIN B b ON a.x = b.y WHERE
+   a.x IS NOT NULL`` through the guarded read-only path (at most :data:`MAX_CHECKS` statements per run; the first
+   :data:`database.profiling.SAMPLE_ROWS` rows of ``A``).
 
 Declared foreign keys are listed too (``declared: true``) and never re-checked. Names are read through
 :func:`knowledge.abbreviations.expand_name`, so abbreviations match their words.
@@ -24,6 +25,7 @@ from typing import Any
 import sqlglot.expressions as exp
 
 from database.connection import Database
+from database.profiling import SAMPLE_ROWS, sample_of
 from knowledge.abbreviations import expand_name, split_words
 
 MIN_CONTAINMENT = 0.95
@@ -71,10 +73,15 @@ def quoted(name: str, dialect: str) -> str:
     return exp.to_identifier(name, quoted=True).sql(dialect=dialect)
 
 
-def overlap_query(child: str, column: str, parent: str, key: str, dialect: str) -> str:
-    """The containment statement of the module docstring, identifiers quoted for ``dialect``."""
+def overlap_query(child: str, column: str, parent: str, key: str, dialect: str, sample: int = SAMPLE_ROWS) -> str:
+    """The containment statement of the module docstring, identifiers quoted for ``dialect``.
+
+    The child side is its first ``sample`` rows (:func:`database.profiling.sample_of`; the whole table when it is
+    smaller): on a fact table of millions of rows the whole-table join does not fit the query timeout, and the
+    share of a sample's distinct values found in the key estimates the table's.
+    """
     a, b = f"a.{quoted(column, dialect)}", f"b.{quoted(key, dialect)}"
-    return (f"SELECT COUNT(DISTINCT {a}), COUNT(DISTINCT {b}) FROM {quoted(child, dialect)} a "
+    return (f"SELECT COUNT(DISTINCT {a}), COUNT(DISTINCT {b}) FROM {sample_of(child, sample, 'a').sql(dialect=dialect)} "
             f"LEFT JOIN {quoted(parent, dialect)} b ON {a} = {b} WHERE {a} IS NOT NULL")
 
 

@@ -18,6 +18,7 @@ from database.results import QueryResult
 from database.schema_reader import read_schema
 from database.schema_types import TableInfo
 from retrieval import opaque_hints as hints_module
+from retrieval.onboarding.joins import overlap_query
 from retrieval.onboarding.profile import is_candidate_key, summarise
 from retrieval.value_entries import read_entries
 
@@ -133,3 +134,11 @@ def test_opaque_hints_read_the_sample_when_the_table_does_not_group_in_time(
     _failing(db, monkeypatch, lambda sql: "GROUP BY" in sql and _whole_table(sql))
     sampled = hints_module.opaque_hints(db, _table(db))
     assert sampled["c7"].startswith("e.g. ") and "LATE" not in sampled["c7"]
+
+
+def test_the_join_overlap_reads_the_first_rows_of_the_referencing_table(db: Database) -> None:
+    statement = overlap_query("trades", "trade_id", "trades", "trade_id", "sqlite", sample=SAMPLE)
+    assert 'FROM (SELECT * FROM "trades" LIMIT 20) AS a LEFT JOIN "trades" b' in statement
+    result = db.run_query(statement, row_cap=1)
+    assert result.ok and result.rows[0] == (SAMPLE, SAMPLE)  # 20 of the 60 keys, all found
+    assert "LIMIT 200000" in overlap_query("a", "x", "b", "y", "sqlite")
