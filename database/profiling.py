@@ -84,6 +84,11 @@ def distinct_query(table: TableInfo, dialect: str, sample: int) -> str:
     return exp.select(*counts or [exp.Count(this=exp.Star())]).from_(sample_of(table.name, sample)).sql(dialect=dialect)
 
 
+def retry_sample(rows: int) -> int:
+    """Rows to sample after a whole-table statement over ``rows`` rows timed out: a tenth, at least 1,000."""
+    return max(1_000, rows // 10)
+
+
 def row_count(db: Database, table: TableInfo) -> int | None:
     """``COUNT(*)`` of ``table`` through the guarded path (None when it fails, e.g. a timeout)."""
     res = db.run_query(exp.select(exp.Count(this=exp.Star())).from_(_table(table.name)).sql(dialect=db.dialect),
@@ -139,7 +144,7 @@ def profile_table(
     """Profile every column of ``table``: ``{column name: ColumnProfile}`` (see :class:`ColumnProfile`).
 
     A table of at most ``sample_rows`` rows is profiled whole in one aggregate statement. A larger one (or one
-    whose whole-table statement failed, e.g. timed out) gets its row count, null shares and ranges from one
+    whose whole-table statement failed, e.g. timed out; its sample is then :func:`retry_sample` rows) gets its row count, null shares and ranges from one
     statement without ``DISTINCT`` over the whole table and its distinct counts from the first ``sample_rows``
     rows (``ColumnProfile.distinct_sample``); when even that whole-table statement fails, the null shares come
     from the sample as well and the ranges are left unknown (a sample's range is too narrow for the range check
@@ -166,6 +171,7 @@ def profile_table(
             profiles = _profiles(table, list(whole.rows[0]), None, distinct=True)
             _top_values(db, table, profiles, top_n, low_cardinality, sampled=False)
             return profiles
+        sample_rows = retry_sample(total)  # a sample as large as the table would time out again
     counts = db.run_query(distinct_query(table, db.dialect, sample_rows), row_cap=1)
     stats = db.run_query(aggregate_query(table, db.dialect, distinct=False), row_cap=1)
     ranges = stats.ok and bool(stats.rows)

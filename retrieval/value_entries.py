@@ -19,7 +19,7 @@ import sqlglot.expressions as exp
 
 from database.connection import Database
 from database.masking import is_sensitive, snake_case
-from database.profiling import SAMPLE_ROWS, row_count, sample_of
+from database.profiling import SAMPLE_ROWS, retry_sample, row_count, sample_of
 from database.schema_types import ColumnInfo, TableInfo
 from retrieval.store import Metadata
 
@@ -136,8 +136,8 @@ def read_entries(
 
     Per table: the row count, one aggregate statement (per column COUNT, COUNT DISTINCT, AVG LENGTH), one
     ``GROUP BY`` per kept column, and one statement reading the sibling columns of keyed rows. On a table of more
-    than ``sample_rows`` rows (or whose aggregate failed, e.g. timed out) the aggregate reads the first
-    ``sample_rows`` rows (:func:`database.profiling.sample_of`: ``COUNT(DISTINCT)`` sorts, and on a table of
+    than ``sample_rows`` rows (or whose aggregate failed, e.g. timed out: then the first
+    :func:`database.profiling.retry_sample` rows) the aggregate reads the first ``sample_rows`` rows (:func:`database.profiling.sample_of`: ``COUNT(DISTINCT)`` sorts, and on a table of
     millions of rows it does not fit the query timeout), the ``GROUP BY`` still reads the whole table (the
     sample's when that fails), a column found to hold more than ``max_distinct`` values there is skipped, and
     no sibling columns are read (a column unique in a sample need not be unique). A failed statement skips what
@@ -153,8 +153,8 @@ def read_entries(
     total = row_count(db, table)
     sampled = total is None or total > sample_rows
     rows = _run(db, exp.select(*stats).from_(sample_of(table.name, sample_rows) if sampled else _from(table)), 1)
-    if not rows and not sampled:
-        sampled = True
+    if not rows and not sampled:  # the whole table did not fit the timeout: a smaller sample
+        sampled, sample_rows = True, retry_sample(total or 0)
         rows = _run(db, exp.select(*stats).from_(sample_of(table.name, sample_rows)), 1)
     if not rows:
         return []

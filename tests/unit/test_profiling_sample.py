@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from database.connection import Database
-from database.profiling import SAMPLE_ROWS, profile_table, sample_of
+from database.profiling import SAMPLE_ROWS, profile_table, retry_sample, sample_of
 from database.results import QueryResult
 from database.schema_reader import read_schema
 from database.schema_types import TableInfo
@@ -85,9 +85,10 @@ def test_a_whole_table_aggregate_that_times_out_falls_back_to_the_sample(db: Dat
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     seen = _failing(db, monkeypatch, lambda sql: "COUNT(DISTINCT" in sql and _whole_table(sql))
     prof = profile_table(db, _table(db), sample_rows=100)  # small enough to be read whole, but too slow
-    assert any("COUNT(DISTINCT" in s and "LIMIT 100" in s for s in seen)
-    assert prof["note"].distinct_count == 60 and prof["note"].distinct_sample == 100
+    assert any("COUNT(DISTINCT" in s and "LIMIT 1000" in s for s in seen)  # retry_sample: a tenth, at least 1,000
+    assert prof["note"].distinct_count == 60 and prof["note"].distinct_sample == 1000
     assert prof["px"].max == 60.0
+    assert retry_sample(150_000) == 15_000 and retry_sample(60) == 1_000
 
 
 def test_without_any_whole_table_statement_ranges_stay_unknown(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -142,3 +143,10 @@ def test_the_join_overlap_reads_the_first_rows_of_the_referencing_table(db: Data
     result = db.run_query(statement, row_cap=1)
     assert result.ok and result.rows[0] == (SAMPLE, SAMPLE)  # 20 of the 60 keys, all found
     assert "LIMIT 200000" in overlap_query("a", "x", "b", "y", "sqlite")
+
+
+def test_the_value_index_retries_a_small_table_on_a_smaller_sample(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = _failing(db, monkeypatch, lambda sql: "COUNT(DISTINCT" in sql and _whole_table(sql))
+    desks = {e.value for e in read_entries(db, _table(db), (), sample_rows=100) if e.column == "desk"}
+    assert desks == {"EQ", "FX", "CMD"}  # values still grouped over the whole table
+    assert any("COUNT(DISTINCT" in s and "LIMIT 1000" in s for s in seen)
