@@ -50,21 +50,55 @@ timeout and used to lose its whole profile. ``COUNT``, ``MIN`` and ``MAX`` need 
 table (1.3 s for that table)."""
 
 
-def sample_of(table: str, rows: int, alias: str = "profiled") -> exp.Subquery:
-    """``(SELECT * FROM table LIMIT rows) AS profiled`` (or ``alias``): the first ``rows`` rows the engine returns.
+def sample_of(table: str, rows: int, alias: str = "profiled", *, step: int | None = None,
+              dialect: str = "sqlite") -> exp.Subquery:
+    """``(SELECT * FROM table [spread] LIMIT rows) AS profiled`` (or ``alias``): a sample of at most ``rows`` rows.
 
-    Not a random sample (SQLite has no ``TABLESAMPLE``): on a table filled in time order these are its oldest
-    rows, so a rare value or one that only appears later may be missing. Portable and one short scan.
+    Without ``step`` (or ``step`` <= 1) the sample is the first ``rows`` rows the engine returns: portable and one
+    short scan, but on a table filled in time order these are its oldest rows, so a value that only appears later
+    is missing. With ``step`` (see :func:`spread_step`) it is spread over the whole table: on SQLite every
+    ``step``-th row by ``rowid`` (``WHERE rowid % step = 0``: deterministic, one scan without a sort); on
+    PostgreSQL ``TABLESAMPLE SYSTEM`` of ``110 / step`` percent of the pages with a fixed ``REPEATABLE`` seed
+    (pages picked at random, so the sample is the same for an unchanged table; SQL:2003 ``TABLESAMPLE``).
     """
-    return exp.select("*").from_(_table(table)).limit(rows).subquery(alias)
+    source = _table(table)
+    query = exp.select("*")
+    if step is not None and step > 1 and dialect in ("postgres", "postgresql"):
+        percent = min(100.0, round(110.0 / step, 4))
+        source.set("sample", exp.TableSample(method=exp.var("SYSTEM"), percent=exp.Literal.number(percent),
+                                             seed=exp.Literal.number(0)))
+    elif step is not None and step > 1:
+        query = query.where(exp.EQ(this=exp.Mod(this=exp.column("rowid"), expression=exp.Literal.number(step)),
+                                   expression=exp.Literal.number(0)))
+    return query.from_(source).limit(rows).subquery(alias)
 
 
-def aggregate_query(table: TableInfo, dialect: str, *, distinct: bool = True, sample: int | None = None) -> str:
+def spread_step(db: Database, table: str, total: int | None, rows: int) -> int | None:
+    """The ``step`` of :func:`sample_of` for a sample of ``rows`` rows of ``table`` (``total`` rows), or None.
+
+    None (the first rows) when the total is unknown or at most ``rows``, and on dialects without a spread sample
+    this module can write: SQLite tables without a ``rowid`` (``WITHOUT ROWID``; probed with one guarded
+    ``SELECT rowid ... LIMIT 1``) and engines other than SQLite and PostgreSQL. Never raises.
+    """
+    if total is None or total <= rows or rows <= 0:
+        return None
+    step = -(-total // rows)
+    if db.dialect in ("postgres", "postgresql"):
+        return step
+    if db.dialect != "sqlite":
+        return None
+    probe = db.run_query(exp.select(exp.column("rowid")).from_(_table(table)).limit(1).sql(dialect="sqlite"),
+                         row_cap=1)
+    return step if probe.ok and probe.rows and isinstance(probe.rows[0][0], int) else None
+
+
+def aggregate_query(table: TableInfo, dialect: str, *, distinct: bool = True, sample: int | None = None,
+                    step: int | None = None) -> str:
     """The aggregate SELECT of :func:`profile_table` for ``table`` in sqlglot ``dialect``.
 
     Output columns, in order: ``COUNT(*)``, then per column ``COUNT(c)`` and, unless the column is binary/LOB,
-    ``COUNT(DISTINCT c)`` (only when ``distinct``), ``MIN(c)``, ``MAX(c)``. ``sample``: read the first that many
-    rows (:func:`sample_of`) instead of the whole table.
+    ``COUNT(DISTINCT c)`` (only when ``distinct``), ``MIN(c)``, ``MAX(c)``. ``sample``: read a sample of that many
+    rows (:func:`sample_of`, spread by ``step`` when given) instead of the whole table.
     """
     selects: list[exp.Expression] = [exp.Count(this=exp.Star())]
     for column in table.columns:
@@ -74,14 +108,19 @@ def aggregate_query(table: TableInfo, dialect: str, *, distinct: bool = True, sa
             if distinct:
                 selects.append(exp.Count(this=exp.Distinct(expressions=[_ident(column.name)])))
             selects += [exp.Min(this=_ident(column.name)), exp.Max(this=_ident(column.name))]
-    source = sample_of(table.name, sample) if sample is not None else _table(table.name)
+    source = sample_of(table.name, sample, step=step, dialect=dialect) if sample is not None else _table(table.name)
     return exp.select(*selects).from_(source).sql(dialect=dialect)
 
 
-def distinct_query(table: TableInfo, dialect: str, sample: int) -> str:
-    """``SELECT COUNT(DISTINCT c), ...`` over the first ``sample`` rows, one per column that is not binary/LOB."""
+def distinct_query(table: TableInfo, dialect: str, sample: int, step: int | None = None) -> str:
+    """``SELECT COUNT(*), COUNT(DISTINCT c), ...`` over a sample of at most ``sample`` rows.
+
+    The sample is :func:`sample_of` (spread by ``step``); the output is the rows the sample holds, then one count
+    per column that is not binary/LOB.
+    """
     counts = [exp.Count(this=exp.Distinct(expressions=[_ident(c.name)])) for c in table.columns if not _opaque(c)]
-    return exp.select(*counts or [exp.Count(this=exp.Star())]).from_(sample_of(table.name, sample)).sql(dialect=dialect)
+    source = sample_of(table.name, sample, step=step, dialect=dialect)
+    return exp.select(exp.Count(this=exp.Star()), *counts).from_(source).sql(dialect=dialect)
 
 
 def retry_sample(rows: int) -> int:
@@ -96,16 +135,18 @@ def row_count(db: Database, table: TableInfo) -> int | None:
     return int(res.rows[0][0] or 0) if res.ok and res.rows else None
 
 
-def top_values_query(table: TableInfo, column: str, top_n: int, dialect: str, *, sample: int | None = None) -> str:
+def top_values_query(table: TableInfo, column: str, top_n: int, dialect: str, *, sample: int | None = None,
+                     step: int | None = None) -> str:
     """Top-values statement of one column, capped at ``top_n`` rows, in sqlglot ``dialect``.
 
-    ``SELECT c, COUNT(*) FROM t WHERE c IS NOT NULL GROUP BY c ORDER BY COUNT(*) DESC, c``; ``sample``: over the
-    first that many rows (:func:`sample_of`).
+    ``SELECT c, COUNT(*) FROM t WHERE c IS NOT NULL GROUP BY c ORDER BY COUNT(*) DESC, c``; ``sample``: over a
+    sample of that many rows (:func:`sample_of`, spread by ``step``).
     """
     count = exp.Count(this=exp.Star())
     query = (
         exp.select(_ident(column), count)
-        .from_(sample_of(table.name, sample) if sample is not None else _table(table.name))
+        .from_(sample_of(table.name, sample, step=step, dialect=dialect) if sample is not None
+               else _table(table.name))
         .where(exp.Not(this=exp.Is(this=_ident(column), expression=exp.Null())))
         .group_by(_ident(column))
         .order_by(exp.Ordered(this=count.copy(), desc=True), exp.Ordered(this=_ident(column)))
@@ -145,8 +186,9 @@ def profile_table(
 
     A table of at most ``sample_rows`` rows is profiled whole in one aggregate statement. A larger one (or one
     whose whole-table statement failed, e.g. timed out; its sample is then :func:`retry_sample` rows) gets its row count, null shares and ranges from one
-    statement without ``DISTINCT`` over the whole table and its distinct counts from the first ``sample_rows``
-    rows (``ColumnProfile.distinct_sample``); when even that whole-table statement fails, the null shares come
+    statement without ``DISTINCT`` over the whole table and its distinct counts from a sample of ``sample_rows``
+    rows spread over the table where the engine allows (:func:`spread_step`; ``ColumnProfile.distinct_sample``: the
+    rows the sample held); when even that whole-table statement fails, the null shares come
     from the sample as well and the ranges are left unknown (a sample's range is too narrow for the range check
     of tools.number_ranges).
 
@@ -172,22 +214,28 @@ def profile_table(
             _top_values(db, table, profiles, top_n, low_cardinality, sampled=False)
             return profiles
         sample_rows = retry_sample(total)  # a sample as large as the table would time out again
-    counts = db.run_query(distinct_query(table, db.dialect, sample_rows), row_cap=1)
+    step = spread_step(db, table.name, total, sample_rows)
+    counts = db.run_query(distinct_query(table, db.dialect, sample_rows, step), row_cap=1)
+    if step is not None and counts.ok and counts.rows and not counts.rows[0][0]:  # no page drawn: the first rows
+        step = None
+        counts = db.run_query(distinct_query(table, db.dialect, sample_rows), row_cap=1)
     stats = db.run_query(aggregate_query(table, db.dialect, distinct=False), row_cap=1)
     ranges = stats.ok and bool(stats.rows)
     if not ranges:
-        stats = db.run_query(aggregate_query(table, db.dialect, distinct=False, sample=sample_rows), row_cap=1)
+        stats = db.run_query(aggregate_query(table, db.dialect, distinct=False, sample=sample_rows, step=step),
+                             row_cap=1)
     if not counts.ok or not counts.rows or not stats.ok or not stats.rows:
         log.warning("profiling %s failed: %s", table.name, counts.error or stats.error)
         return {}
-    profiles = _profiles(table, list(stats.rows[0]), list(counts.rows[0]), distinct=False)
+    sampled_rows, *distinct_counts = counts.rows[0]
+    profiles = _profiles(table, list(stats.rows[0]), distinct_counts, distinct=False)
     for profile in profiles.values():
-        profile.distinct_sample = sample_rows
+        profile.distinct_sample = int(sampled_rows or 0)
         if total is not None:
             profile.row_count = total
         if not ranges:
             profile.min = profile.max = None
-    _top_values(db, table, profiles, top_n, low_cardinality, sampled=True, sample_rows=sample_rows)
+    _top_values(db, table, profiles, top_n, low_cardinality, sampled=True, sample_rows=sample_rows, step=step)
     return profiles
 
 
@@ -222,7 +270,8 @@ def _profiles(table: TableInfo, values: list[Any], distinct_counts: list[Any] | 
 
 
 def _top_values(db: Database, table: TableInfo, profiles: dict[str, ColumnProfile], top_n: int,
-                low_cardinality: int, *, sampled: bool, sample_rows: int = SAMPLE_ROWS) -> None:
+                low_cardinality: int, *, sampled: bool, sample_rows: int = SAMPLE_ROWS, step: int | None = None
+                ) -> None:
     """Fill ``top_values`` of the low-cardinality text columns, counted over the whole table.
 
     A ``sampled`` profile falls back to the sample when the whole-table ``GROUP BY`` fails.
@@ -232,7 +281,7 @@ def _top_values(db: Database, table: TableInfo, profiles: dict[str, ColumnProfil
         if profile.kind == "text" and 0 < (profile.distinct_count or 0) <= low_cardinality and top_n > 0:
             top = db.run_query(top_values_query(table, column.name, top_n, db.dialect), row_cap=top_n)
             if not top.ok and sampled:
-                top = db.run_query(top_values_query(table, column.name, top_n, db.dialect, sample=sample_rows),
+                top = db.run_query(top_values_query(table, column.name, top_n, db.dialect, sample=sample_rows, step=step),
                                    row_cap=top_n)
             if top.ok:
                 profile.top_values = [(value, int(count)) for value, count in top.rows]

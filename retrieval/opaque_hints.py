@@ -32,7 +32,8 @@ from typing import Any
 
 from database.connection import Database
 from database.masking import is_sensitive
-from database.profiling import SAMPLE_ROWS, sample_of
+from database.profiling import SAMPLE_ROWS, row_count, sample_of, spread_step
+from database.results import QueryResult
 from database.schema_reader import quote_identifier
 from database.schema_types import ColumnInfo, TableInfo
 from knowledge.abbreviations import is_opaque_name
@@ -94,8 +95,9 @@ def opaque_hints(db: Database, table: TableInfo, sensitive_patterns: Iterable[st
 
     Undocumented: no comment, or only a drafted one (``ColumnInfo.drafted``).
 
-    On a table too large to group within the query timeout the values are those of its first
-    :data:`database.profiling.SAMPLE_ROWS` rows (a number range may then be narrower than the stored one).
+    On a table too large to group within the query timeout the values are those of a sample of
+    :data:`database.profiling.SAMPLE_ROWS` rows, spread over the table where the engine allows
+    (:func:`database.profiling.spread_step`) (a number range may then be narrower than the stored one).
     A column whose values cannot be read (an error or timeout of the guarded query) or that holds only NULLs
     gets no hint. Cached per database URL, table and the set of columns asked; never raises for database errors.
     """
@@ -109,13 +111,14 @@ def opaque_hints(db: Database, table: TableInfo, sensitive_patterns: Iterable[st
             return dict(_CACHE[key])
     q = lambda name: quote_identifier(name, db.dialect)  # noqa: E731
     hints: dict[str, str] = {}
-    sample = sample_of(table.name, SAMPLE_ROWS).sql(dialect=db.dialect)
+    sample: str | None = None
     for column in wanted:
-        for source in (q(table.name), sample):  # the sample when the whole table does not group in time
-            result = db.run_query(f"SELECT {q(column)}, COUNT(*) FROM {source} WHERE {q(column)} IS NOT NULL "
-                                  f"GROUP BY {q(column)} ORDER BY COUNT(*) DESC", row_cap=MAX_DISTINCT)
-            if result.ok:
-                break
+        result = _grouped(db, q(table.name), q(column))
+        if not result.ok:  # the whole table does not group in time: a sample spread over it where possible
+            if sample is None:
+                step = spread_step(db, table.name, row_count(db, table), SAMPLE_ROWS)
+                sample = sample_of(table.name, SAMPLE_ROWS, step=step, dialect=db.dialect).sql(dialect=db.dialect)
+            result = _grouped(db, sample, q(column))
         if not result.ok:
             continue
         hint = value_hint([row[0] for row in result.rows])
@@ -124,6 +127,12 @@ def opaque_hints(db: Database, table: TableInfo, sensitive_patterns: Iterable[st
     with _LOCK:
         _CACHE[key] = hints
     return dict(hints)
+
+
+def _grouped(db: Database, source: str, column: str) -> QueryResult:
+    """``column``'s stored values by frequency in ``source`` (quoted identifiers or a sample subquery)."""
+    return db.run_query(f"SELECT {column}, COUNT(*) FROM {source} WHERE {column} IS NOT NULL "
+                        f"GROUP BY {column} ORDER BY COUNT(*) DESC", row_cap=MAX_DISTINCT)
 
 
 def hinted_tables(db: Database, tables: Sequence[TableInfo], sensitive_patterns: Iterable[str] = ()) -> list[TableInfo]:

@@ -19,7 +19,7 @@ import sqlglot.expressions as exp
 
 from database.connection import Database
 from database.masking import is_sensitive, snake_case
-from database.profiling import SAMPLE_ROWS, retry_sample, row_count, sample_of
+from database.profiling import SAMPLE_ROWS, retry_sample, row_count, sample_of, spread_step
 from database.schema_types import ColumnInfo, TableInfo
 from retrieval.store import Metadata
 
@@ -137,7 +137,8 @@ def read_entries(
     Per table: the row count, one aggregate statement (per column COUNT, COUNT DISTINCT, AVG LENGTH), one
     ``GROUP BY`` per kept column, and one statement reading the sibling columns of keyed rows. On a table of more
     than ``sample_rows`` rows (or whose aggregate failed, e.g. timed out: then the first
-    :func:`database.profiling.retry_sample` rows) the aggregate reads the first ``sample_rows`` rows (:func:`database.profiling.sample_of`: ``COUNT(DISTINCT)`` sorts, and on a table of
+    :func:`database.profiling.retry_sample` rows) the aggregate reads a sample of ``sample_rows`` rows, spread over
+    the table where the engine allows (:func:`database.profiling.sample_of`, :func:`database.profiling.spread_step`: ``COUNT(DISTINCT)`` sorts, and on a table of
     millions of rows it does not fit the query timeout), the ``GROUP BY`` still reads the whole table (the
     sample's when that fails), a column found to hold more than ``max_distinct`` values there is skipped, and
     no sibling columns are read (a column unique in a sample need not be unique). A failed statement skips what
@@ -152,10 +153,16 @@ def read_entries(
                   exp.Avg(this=exp.Length(this=_col(c.name)))]
     total = row_count(db, table)
     sampled = total is None or total > sample_rows
-    rows = _run(db, exp.select(*stats).from_(sample_of(table.name, sample_rows) if sampled else _from(table)), 1)
+    step = spread_step(db, table.name, total, sample_rows) if sampled else None
+
+    def sample() -> exp.Subquery:
+        return sample_of(table.name, sample_rows, step=step, dialect=db.dialect)
+
+    rows = _run(db, exp.select(*stats).from_(sample() if sampled else _from(table)), 1)
     if not rows and not sampled:  # the whole table did not fit the timeout: a smaller sample
         sampled, sample_rows = True, retry_sample(total or 0)
-        rows = _run(db, exp.select(*stats).from_(sample_of(table.name, sample_rows)), 1)
+        step = spread_step(db, table.name, total, sample_rows)
+        rows = _run(db, exp.select(*stats).from_(sample()), 1)
     if not rows:
         return []
     counted, *agg = rows[0]
@@ -174,7 +181,7 @@ def read_entries(
         query = exp.select(*select).from_(_from(table)).where(not_null).group_by(_col(c.name))
         grouped = _run(db, query, max_distinct + 1)
         if grouped is None and sampled:
-            grouped = _run(db, query.from_(sample_of(table.name, sample_rows)), max_distinct + 1)
+            grouped = _run(db, query.from_(sample()), max_distinct + 1)
         if grouped is None or len(grouped) > max_distinct:
             continue
         found = [r for r in grouped if isinstance(r[0], str)]

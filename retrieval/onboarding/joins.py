@@ -25,7 +25,7 @@ from typing import Any
 import sqlglot.expressions as exp
 
 from database.connection import Database
-from database.profiling import SAMPLE_ROWS, sample_of
+from database.profiling import SAMPLE_ROWS, sample_of, spread_step
 from knowledge.abbreviations import expand_name, split_words
 
 MIN_CONTAINMENT = 0.95
@@ -73,15 +73,18 @@ def quoted(name: str, dialect: str) -> str:
     return exp.to_identifier(name, quoted=True).sql(dialect=dialect)
 
 
-def overlap_query(child: str, column: str, parent: str, key: str, dialect: str, sample: int = SAMPLE_ROWS) -> str:
+def overlap_query(child: str, column: str, parent: str, key: str, dialect: str, sample: int = SAMPLE_ROWS,
+                  step: int | None = None) -> str:
     """The containment statement of the module docstring, identifiers quoted for ``dialect``.
 
-    The child side is its first ``sample`` rows (:func:`database.profiling.sample_of`; the whole table when it is
+    The child side is a sample of at most ``sample`` rows (:func:`database.profiling.sample_of`: the first rows,
+    or spread over the table by ``step``, see :func:`database.profiling.spread_step`; the whole table when it is
     smaller): on a fact table of millions of rows the whole-table join does not fit the query timeout, and the
     share of a sample's distinct values found in the key estimates the table's.
     """
     a, b = f"a.{quoted(column, dialect)}", f"b.{quoted(key, dialect)}"
-    return (f"SELECT COUNT(DISTINCT {a}), COUNT(DISTINCT {b}) FROM {sample_of(child, sample, 'a').sql(dialect=dialect)} "
+    source = sample_of(child, sample, "a", step=step, dialect=dialect).sql(dialect=dialect)
+    return (f"SELECT COUNT(DISTINCT {a}), COUNT(DISTINCT {b}) FROM {source} "
             f"LEFT JOIN {quoted(parent, dialect)} b ON {a} = {b} WHERE {a} IS NOT NULL")
 
 
@@ -145,6 +148,7 @@ def candidate_joins(db: Database, tables: dict[str, dict[str, Any]],
                     if named or (col["kind"] == "text" and col["distinct"] >= MIN_TEXT_CODES):
                         pairs.append((child, name, parent, key, named))
     checked, seen = 0, set(linked)
+    steps: dict[str, int | None] = {}
     for j, (child, name, parent, key, named) in enumerate(pairs, start=1):
         pair = frozenset((f"{child}.{name}".lower(), f"{parent}.{key}".lower()))
         if pair in seen:
@@ -156,7 +160,9 @@ def candidate_joins(db: Database, tables: dict[str, dict[str, Any]],
             share = len(mine & theirs) / len(mine)
         elif checked < MAX_CHECKS:
             checked += 1
-            res = db.run_query(overlap_query(child, name, parent, key, db.dialect), row_cap=1)
+            if child not in steps:
+                steps[child] = spread_step(db, child, tables[child].get("rows"), SAMPLE_ROWS)
+            res = db.run_query(overlap_query(child, name, parent, key, db.dialect, step=steps[child]), row_cap=1)
             if not res.ok or not res.rows or not res.rows[0][0]:
                 continue
             share = int(res.rows[0][1] or 0) / int(res.rows[0][0])

@@ -55,6 +55,24 @@ def test_iso_date_text_is_loaded_as_date(urls: dict[str, str]) -> None:
     assert year.ok and int(year.rows[0][0]) >= 2024
 
 
+def test_a_large_table_is_sampled_with_tablesample_through_the_guard(urls: dict[str, str]) -> None:
+    from database.profiling import distinct_query, profile_table, row_count, spread_step
+    from database.schema_reader import read_schema
+
+    markets = Database(urls["markets"])
+    table = next(t for t in read_schema(markets, sample_rows=0) if t.name.lower() == "eq_px_d")
+    total = row_count(markets, table)
+    assert total and total > 40
+    step = spread_step(markets, table.name, total, total // 4)
+    assert step == 4 or step == 5
+    sampled = markets.run_query(distinct_query(table, "postgres", total // 4, step), row_cap=1)
+    assert sampled.ok and "TABLESAMPLE SYSTEM" in sampled.sql, sampled.error
+    prof = profile_table(markets, table, sample_rows=total // 4)
+    held = prof["trd_dt"].distinct_sample
+    assert held is not None and 0 < held <= total // 4  # TABLESAMPLE SYSTEM ran (or, no page drawn, the first rows)
+    assert prof["trd_dt"].row_count == total and prof["px_lst"].max is not None  # ranges over the whole table
+
+
 def test_index_and_ask_end_to_end(urls: dict[str, str], tmp_path: Path, embedding_function: OfflineMiniLM) -> None:
     from agent.runner import ask, build_deps
     from tests.support.scripted_model import ScriptedChatModel

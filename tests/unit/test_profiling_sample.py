@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from database.connection import Database
-from database.profiling import SAMPLE_ROWS, profile_table, retry_sample, sample_of
+from database.profiling import SAMPLE_ROWS, profile_table, retry_sample, sample_of, spread_step
 from database.results import QueryResult
 from database.schema_reader import read_schema
 from database.schema_types import TableInfo
@@ -77,7 +77,7 @@ def test_a_large_table_counts_distinct_values_in_the_sample_and_the_rest_over_th
     assert all(p.distinct_sample == SAMPLE and p.row_count == 60 for p in prof.values())
     assert prof["note"].distinct_count == SAMPLE  # a lower bound: 60 in the table
     assert (prof["px"].min, prof["px"].max) == (1.0, 60.0)  # ranges cover every row
-    assert prof["desk"].distinct_count == 2
+    assert prof["desk"].distinct_count == 3  # every third row: 'CMD' of the last ten rows is in the sample
     assert dict(prof["desk"].top_values) == {"EQ": 25, "FX": 25, "CMD": 10}  # counted over the whole table
 
 
@@ -86,7 +86,7 @@ def test_a_whole_table_aggregate_that_times_out_falls_back_to_the_sample(db: Dat
     seen = _failing(db, monkeypatch, lambda sql: "COUNT(DISTINCT" in sql and _whole_table(sql))
     prof = profile_table(db, _table(db), sample_rows=100)  # small enough to be read whole, but too slow
     assert any("COUNT(DISTINCT" in s and "LIMIT 1000" in s for s in seen)  # retry_sample: a tenth, at least 1,000
-    assert prof["note"].distinct_count == 60 and prof["note"].distinct_sample == 1000
+    assert prof["note"].distinct_count == 60 and prof["note"].distinct_sample == 60  # the rows the sample held
     assert prof["px"].max == 60.0
     assert retry_sample(150_000) == 15_000 and retry_sample(60) == 1_000
 
@@ -122,7 +122,7 @@ def test_the_value_index_groups_the_sample_when_the_table_does_not_group_in_time
         db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
     _failing(db, monkeypatch, lambda sql: "GROUP BY" in sql and _whole_table(sql))
     desks = {e.value for e in read_entries(db, _table(db), (), sample_rows=SAMPLE) if e.column == "desk"}
-    assert desks == {"EQ", "FX"}  # 'CMD' only appears after the sample
+    assert desks == {"EQ", "FX", "CMD"}  # 'CMD' only in the last rows: the sample is spread over the table
 
 
 def test_opaque_hints_read_the_sample_when_the_table_does_not_group_in_time(
@@ -134,7 +134,7 @@ def test_opaque_hints_read_the_sample_when_the_table_does_not_group_in_time(
     monkeypatch.setattr(hints_module, "_CACHE", {})
     _failing(db, monkeypatch, lambda sql: "GROUP BY" in sql and _whole_table(sql))
     sampled = hints_module.opaque_hints(db, _table(db))
-    assert sampled["c7"].startswith("e.g. ") and "LATE" not in sampled["c7"]
+    assert sampled["c7"].startswith("e.g. ") and "'LATE'" in sampled["c7"]  # the sample reaches the last rows
 
 
 def test_the_join_overlap_reads_the_first_rows_of_the_referencing_table(db: Database) -> None:
@@ -150,3 +150,25 @@ def test_the_value_index_retries_a_small_table_on_a_smaller_sample(db: Database,
     desks = {e.value for e in read_entries(db, _table(db), (), sample_rows=100) if e.column == "desk"}
     assert desks == {"EQ", "FX", "CMD"}  # values still grouped over the whole table
     assert any("COUNT(DISTINCT" in s and "LIMIT 1000" in s for s in seen)
+
+
+def test_a_spread_sample_takes_every_nth_row_on_sqlite_and_pages_on_postgres(db: Database, tmp_path: Path) -> None:
+    assert spread_step(db, "trades", 60, 20) == 3
+    assert spread_step(db, "trades", 61, 20) == 4  # never more rows than asked
+    assert spread_step(db, "trades", 20, 20) is None and spread_step(db, "trades", None, 20) is None
+    sql = sample_of("trades", 20, step=3).sql(dialect="sqlite")
+    assert sql == '(SELECT * FROM "trades" WHERE rowid % 3 = 0 LIMIT 20) AS profiled'
+    ids = [row[0] for row in db.run_query(f"SELECT trade_id FROM {sql}", row_cap=100).rows]
+    assert ids == list(range(3, 61, 3))  # from the first rows to the last
+    pg = sample_of("trades", 200_000, step=15, dialect="postgres").sql(dialect="postgres")
+    assert pg == ('(SELECT * FROM "trades" TABLESAMPLE SYSTEM (7.3333) REPEATABLE (0) LIMIT 200000) AS profiled')
+    path = tmp_path / "norowid.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE k (code TEXT PRIMARY KEY, n INTEGER) WITHOUT ROWID")
+        conn.executemany("INSERT INTO k VALUES (?, ?)", [(f"c{i:02d}", i) for i in range(60)])
+    conn.close()
+    norowid = Database(f"sqlite:///{path}")
+    assert spread_step(norowid, "k", 60, 20) is None  # no rowid: the first rows
+    table = next(t for t in read_schema(norowid, sample_rows=0) if t.name == "k")
+    prof = profile_table(norowid, table, sample_rows=SAMPLE)
+    assert prof["code"].distinct_count == SAMPLE and prof["code"].distinct_sample == SAMPLE
