@@ -134,7 +134,7 @@ def read_entries(
 ) -> list[ValueEntry]:
     """The value entries of ``table`` (see module docstring); ``[]`` for tables without indexable columns.
 
-    Per table: the row count, one aggregate statement (per column COUNT, COUNT DISTINCT, AVG LENGTH), one
+    Per table: the row count (from the table's profile when it has one, else one ``COUNT(*)``), one aggregate statement (per column COUNT, COUNT DISTINCT, AVG LENGTH), one
     ``GROUP BY`` per kept column, and one statement reading the sibling columns of keyed rows. On a table of more
     than ``sample_rows`` rows (or whose aggregate failed, e.g. timed out: then the first
     :func:`database.profiling.retry_sample` rows) the aggregate reads a sample of ``sample_rows`` rows, spread over
@@ -151,7 +151,8 @@ def read_entries(
     for c in columns:
         stats += [exp.Count(this=_col(c.name)), exp.Count(this=exp.Distinct(expressions=[_col(c.name)])),
                   exp.Avg(this=exp.Length(this=_col(c.name)))]
-    total = row_count(db, table)
+    profiled = next((c.profile.row_count for c in table.columns if c.profile is not None), None)
+    total = profiled if profiled is not None else row_count(db, table)  # the profile of this read already counted
     sampled = total is None or total > sample_rows
     step = spread_step(db, table.name, total, sample_rows) if sampled else None
 

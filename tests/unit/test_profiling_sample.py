@@ -172,3 +172,14 @@ def test_a_spread_sample_takes_every_nth_row_on_sqlite_and_pages_on_postgres(db:
     table = next(t for t in read_schema(norowid, sample_rows=0) if t.name == "k")
     prof = profile_table(norowid, table, sample_rows=SAMPLE)
     assert prof["code"].distinct_count == SAMPLE and prof["code"].distinct_sample == SAMPLE
+
+
+def test_the_value_index_takes_the_row_count_of_the_profile(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    table = _table(db)
+    profiles = profile_table(db, table, sample_rows=SAMPLE)
+    for column in table.columns:
+        column.profile = profiles.get(column.name)
+    seen = _failing(db, monkeypatch, lambda sql: False)
+    desks = {e.value for e in read_entries(db, table, (), sample_rows=SAMPLE) if e.column == "desk"}
+    assert desks == {"EQ", "FX", "CMD"}
+    assert 'SELECT COUNT(*) FROM "trades"' not in seen  # counted once per indexing, by the profile
