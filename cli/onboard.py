@@ -24,6 +24,7 @@ from database.guard import sqlglot_dialect
 from knowledge.query_log import read_log
 from retrieval.indexing import load_examples
 from retrieval.onboarding import STEPS, OnboardingJob, OnboardingReport, Progress, run_onboarding
+from retrieval.onboarding.dictionary import read_dictionary
 from retrieval.onboarding.examples import reviewed_examples
 from retrieval.onboarding.queue import counts
 
@@ -98,16 +99,16 @@ def summary(report: OnboardingReport, db_key: str) -> str:
 def run_onboard(args: argparse.Namespace, settings: Settings) -> int:
     """``nl2sql onboard``: run the onboarding steps on the database and print the summary.
 
-    Options: ``--database URL``, ``--log FILE``, ``--draft-examples N``, ``--opaque-only``, ``--use-drafts``,
-    ``--restart``.
+    Options: ``--database URL``, ``--log FILE``, ``--dictionary FILE``, ``--draft-examples N``, ``--opaque-only``,
+    ``--use-drafts``, ``--restart``.
 
     ``--use-drafts`` turns ``knowledge.use_drafts`` on for this command, whose last action is then indexing the
     database with the drafted descriptions. Returns 0, or 1 when a step ended incomplete (rerun to retry it) or
     the index refresh failed.
 
     Raises:
-        DatabaseUnavailable / ConfigurationError: the database cannot be reached, the log cannot be read, the
-            database has no knowledge file (exit code 2). LocalServerError (RuntimeError) when the local model
+        DatabaseUnavailable / ConfigurationError: the database cannot be reached, the log or the data dictionary
+            cannot be read, the database has no knowledge file (exit code 2). LocalServerError (RuntimeError) when the local model
             server cannot start.
     """
     settings = settings.with_database(getattr(args, "database", None))
@@ -117,6 +118,9 @@ def run_onboard(args: argparse.Namespace, settings: Settings) -> int:
     db = Database.from_settings(settings)
     check_reachable(db)
     log = read_query_log(Path(args.log), sqlglot_dialect(db.dialect)) if args.log else None
+    dictionary = Path(args.dictionary) if getattr(args, "dictionary", None) else None
+    if dictionary is not None:
+        read_dictionary(dictionary)  # a bad file ends here with one line, before any step runs
     examples = reviewed_examples(settings.resolved_examples_path()) + approved_feedback(settings, db.key)
 
     def start_model() -> None:
@@ -130,30 +134,41 @@ def run_onboard(args: argparse.Namespace, settings: Settings) -> int:
     job = OnboardingJob.from_settings(settings, db, LLMProvider(settings), log=log, log_name=args.log,
                                       examples=examples, ensure_model=start_model, progress=ProgressPrinter(),
                                       example_limit=getattr(args, "draft_examples", 0),
-                                      opaque_only=bool(getattr(args, "opaque_only", False)))
+                                      opaque_only=bool(getattr(args, "opaque_only", False)),
+                                      dictionary=dictionary)
     report = run_onboarding(job, restart=args.restart)
     print(summary(report, db.key))
     failed = any(s.status == "incomplete" for s in report.steps)
-    if settings.knowledge.use_drafts:  # the examples file again: the log's drafted examples are in it now
+    imported = any(s.name == "dictionary" and s.status == "done" and s.items for s in report.steps)
+    if settings.knowledge.use_drafts or imported:  # the examples file again: the log's drafted examples are in it now
         drafted = load_examples(job.examples_path) if job.examples_path and job.examples_path.is_file() else []
         examples = drafted + approved_feedback(settings, db.key)
-        failed = not _index_with_drafts(settings, db, examples) or failed
+        failed = not _refresh_index(settings, db, examples) or failed
     return 1 if failed else 0
 
 
-def _index_with_drafts(settings: Settings, db: Database, examples: list[dict[str, str]]) -> bool:
-    """Index ``db`` with its pending descriptions (``knowledge.use_drafts`` on); False (and a line) when it fails."""
+def _refresh_index(settings: Settings, db: Database, examples: list[dict[str, str]]) -> bool:
+    """Index ``db`` with its imported (and, with ``knowledge.use_drafts``, pending) descriptions.
+
+    Returns False (and prints a line) when indexing fails.
+    """
     from agent.runner import open_store
     from retrieval.indexing import index_database
 
+    drafts = settings.knowledge.use_drafts
     try:
         report = index_database(db, open_store(settings), settings, examples=examples, progress=False)
-    except Exception as exc:  # the drafts are written; only the index refresh failed
-        print(f"The drafts are written but the index was not refreshed ({' '.join(str(exc).split())[:300]}); run "
-              "`nl2sql index` with NL2SQL_KNOWLEDGE__USE_DRAFTS=true.")
+    except Exception as exc:  # the descriptions are written; only the index refresh failed
+        remedy = " with NL2SQL_KNOWLEDGE__USE_DRAFTS=true" if drafts else ""
+        print(f"The descriptions are written but the index was not refreshed ({' '.join(str(exc).split())[:300]}); "
+              f"run `nl2sql index`{remedy}.")
         return False
-    print(f"Indexed with the drafts in use: {report.summary()}. Keep NL2SQL_KNOWLEDGE__USE_DRAFTS=true so that "
-          "questions use the pending records too, and so that a later `nl2sql index` keeps the drafted descriptions.")
+    if drafts:
+        print(f"Indexed with the drafts in use: {report.summary()}. Keep NL2SQL_KNOWLEDGE__USE_DRAFTS=true so that "
+              "questions use the pending records too, and so that a later `nl2sql index` keeps the drafted "
+              "descriptions.")
+    else:
+        print(f"Indexed with the imported data dictionary: {report.summary()}.")
     return True
 
 
@@ -167,6 +182,9 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser,
     p.add_argument("--draft-examples", type=int, default=0, metavar="N",
                    help="with --log: also draft up to N few-shot examples, a question for each logged statement "
                         "(one model call each; off by default: no measured gain on the bare demo)")
+    p.add_argument("--dictionary", metavar="FILE",
+                   help="the team's data dictionary (.csv, .tsv, .xlsx or .yaml with table, column and description "
+                        "columns), imported as reviewed descriptions before the model describes the rest")
     p.add_argument("--opaque-only", action="store_true",
                    help="describe only tables and columns whose names say nothing (c14, t_03); the other names "
                         "read as words or abbreviations")

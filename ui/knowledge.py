@@ -182,7 +182,7 @@ class StreamlitBar:
         self.widget.progress(min(1.0, self.n / max(1, self.total)), text=f"{self.label}: {self.n}/{self.total}")
 
 
-def _index_with_bar(deps: AgentDeps, label: str, note: str) -> tuple[IndexReport, StreamlitBar]:
+def index_with_bar(deps: AgentDeps, label: str, note: str) -> tuple[IndexReport, StreamlitBar]:
     """Index ``deps.db`` (the settings' examples, the approved feedback) under a progress bar captioned ``label``."""
     path = deps.settings.resolved_examples_path()
     bar = StreamlitBar(label)
@@ -200,7 +200,7 @@ def index_if_missing(deps: AgentDeps) -> bool:
     """
     if load_catalog(deps.store, deps.db.key) is not None:
         return False
-    _, bar = _index_with_bar(deps, f"Indexing {deps.db.key} for its first question",
+    _, bar = index_with_bar(deps, f"Indexing {deps.db.key} for its first question",
                              "First question on this database: reading the schema, embedding documents and values...")
     bar.widget.empty()
     return True
@@ -212,7 +212,7 @@ def indexes_tab(deps: AgentDeps) -> None:
     st.dataframe(pd.DataFrame([{"collection": c, "records": deps.store.count(c, where)} for c in COLLECTIONS]),
                  hide_index=True)
     if st.button("Rebuild indexes", icon=":material/refresh:"):
-        report, bar = _index_with_bar(deps, f"Indexing {deps.db.key}",
+        report, bar = index_with_bar(deps, f"Indexing {deps.db.key}",
                                       "Reading the schema, embedding documents and values...")
         bar.widget.progress(1.0, text="Done")
         st.success(report.summary())

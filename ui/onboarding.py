@@ -29,8 +29,10 @@ from retrieval.onboarding import (
     run_onboarding,
     step_table,
 )
+from retrieval.onboarding.dictionary import read_dictionary
 from retrieval.onboarding.examples import reviewed_examples
 from ui import services
+from ui.knowledge import index_with_bar
 from ui.messages import explain
 
 PAGE = 100
@@ -80,18 +82,24 @@ def queue_frame(queue: list[QueueItem]) -> pd.DataFrame:
                           "touches": ", ".join(i.touches[:4]), "from": i.provenance} for i in queue])
 
 
-def make_job(deps: AgentDeps, log: str = "") -> OnboardingJob:
+def make_job(deps: AgentDeps, log: str = "", dictionary: str = "") -> OnboardingJob:
     """The onboarding job of the panel's database (examples file and approved feedback as examples).
 
+    ``log`` and ``dictionary``: paths the server can read ("" for none); the dictionary is checked here
+    (:func:`retrieval.onboarding.dictionary.read_dictionary`) so a bad file stops before any step runs.
+
     Raises:
-        ConfigurationError: no knowledge file can be placed for the database.
+        ConfigurationError: no knowledge file can be placed for the database, or the dictionary cannot be read.
         ValueError: the query log at ``log`` cannot be read.
     """
     examples = (reviewed_examples(deps.settings.resolved_examples_path())
                 + services.feedback_store().approved_examples(deps.db.key))
     statements = read_log(Path(log.strip()), deps.db.dialect) if log.strip() else None
+    sheet = Path(dictionary.strip()) if dictionary.strip() else None
+    if sheet is not None:
+        read_dictionary(sheet)
     return OnboardingJob.from_settings(deps.settings, deps.db, deps.llms, examples=examples, log=statements,
-                                       log_name=log.strip() or None)
+                                       log_name=log.strip() or None, dictionary=sheet)
 
 
 def onboarding_tab(deps: AgentDeps) -> None:
@@ -108,6 +116,8 @@ def onboarding_tab(deps: AgentDeps) -> None:
         return
     state = load_state(job.state_path, deps.db.key)
     log = st.text_input("Query log to mine (optional: a .sql or .jsonl file the server can read)", key="onb-log")
+    dictionary = st.text_input("Data dictionary to import (optional: .csv, .tsv, .xlsx or .yaml with table, column "
+                               "and description; imported as reviewed text)", key="onb-dictionary")
     restart = st.checkbox("Start over (redo every step; reviewed drafts are kept)", key="onb-restart")
     bars = {s.name: st.progress(0.0) for s in STEPS}
     board = ProgressBoard(state, lambda name, f, text: bars[name].progress(f, text=text))
@@ -115,9 +125,11 @@ def onboarding_tab(deps: AgentDeps) -> None:
         bars[name].progress(board.fractions[name], text=board.texts[name])
     if st.button("Resume onboarding" if state["steps"] else "Start onboarding", key="onb-start", type="primary"):
         try:
-            run_job = make_job(deps, log)
+            run_job = make_job(deps, log, dictionary)
             run_job.progress = board
             report = run_onboarding(run_job, restart=restart)
+            if any(s.name == "dictionary" and s.status == "done" and s.items for s in report.steps):
+                index_with_bar(deps, f"Indexing {deps.db.key}", "Indexing the imported data dictionary...")
             st.success(f"Onboarding finished: {len(report.queue)} drafts await review.")
         except Exception as exc:  # a database, file or model failure: shown, the finished steps are kept
             st.error(explain(f"{type(exc).__name__}: {exc}", deps.settings))

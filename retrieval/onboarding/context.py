@@ -66,6 +66,8 @@ class OnboardingJob:
         min_count: a mined join, filter or aggregate is proposed when seen at least this often in the log.
         examples_path: the examples file the examples drafted from the log are appended to (None: no file can
             be placed, a server database without ``examples_path``).
+        dictionary: a data dictionary the team wrote (:mod:`retrieval.onboarding.dictionary`; None: none given),
+            imported as reviewed descriptions before the model describes the rest.
         opaque_only: the ``describe`` step drafts descriptions only for tables and columns whose names say
             nothing (``c14``; :func:`knowledge.abbreviations.is_opaque_name`), the rest read as words or
             abbreviations; a wide warehouse is described in a fraction of the model time.
@@ -91,6 +93,7 @@ class OnboardingJob:
     examples_path: Path | None = None
     example_limit: int = 0
     opaque_only: bool = False
+    dictionary: Path | None = None
     ensure_model: Callable[[], None] | None = None
     progress: ProgressFn | None = None
     today: dt.date | None = None

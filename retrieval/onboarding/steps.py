@@ -17,11 +17,13 @@ from dataclasses import dataclass
 
 from core.llm import LLMError
 from database.guard import sqlglot_dialect
+from database.schema_reader import read_schema
 from knowledge.files import load_knowledge
 from knowledge.mining import mine_workload, propose_records
 from retrieval.enrichment import enrich
 from retrieval.knowledge_proposal import propose_knowledge
 from retrieval.onboarding.context import OnboardingJob, StepOutcome, StepRun
+from retrieval.onboarding.dictionary import import_dictionary, read_dictionary
 from retrieval.onboarding.drafts import add_drafts, run_draft_records
 from retrieval.onboarding.examples import run_draft_examples
 from retrieval.onboarding.profile import run_profile
@@ -44,6 +46,31 @@ class Step:
     uses: tuple[str, ...]
     run: Callable[[StepRun], StepOutcome]
     inputs: Callable[[OnboardingJob], str] = lambda job: ""
+
+
+def run_import_dictionary(run: StepRun) -> StepOutcome:
+    """Import the team's data dictionary (``--dictionary``) into the enrichment file as reviewed descriptions."""
+    job = run.job
+    if job.dictionary is None:
+        return StepOutcome(note="no data dictionary given (--dictionary)", skipped=True)
+    run.item(1, 1, job.dictionary.name)
+    rows = read_dictionary(job.dictionary)
+    tables = read_schema(job.db, sample_rows=0, use_enriched=False)
+    report = import_dictionary(tables, rows, job.enriched_path, source=job.dictionary.name)
+    note = (f"{report.tables} table and {report.columns} column descriptions imported from {job.dictionary.name}; "
+            f"{len(report.kept)} kept as already written")
+    if report.unknown:  # a note, not an error: rerunning cannot place them
+        note += f"; {len(report.unknown)} rows name nothing in the schema ({', '.join(report.unknown[:5])})"
+    return StepOutcome(items=report.tables + report.columns, note=note,
+                       result={"tables": report.tables, "columns": report.columns, "kept": report.kept,
+                               "unknown": report.unknown})
+
+
+def dictionary_fingerprint(job: OnboardingJob) -> str:
+    """``sha256`` of the data dictionary's bytes ("" without one: an earlier import is kept)."""
+    if job.dictionary is None or not job.dictionary.is_file():
+        return ""
+    return hashlib.sha256(job.dictionary.read_bytes()).hexdigest()[:16]
 
 
 def run_describe(run: StepRun) -> StepOutcome:
@@ -126,6 +153,9 @@ STEPS: tuple[Step, ...] = (
     Step("profile", "profile every table and column (types, nulls, distinct counts, ranges, top values), mark "
          "date, code-like and key columns, find candidate joins where no foreign key is declared",
          needs_model=False, uses=(), run=run_profile),
+    Step("dictionary", "import the team's data dictionary (--dictionary: CSV, TSV, XLSX or YAML of table, column, "
+         "description) into the enrichment file as reviewed text, which the describe step then skips",
+         needs_model=False, uses=(), run=run_import_dictionary, inputs=dictionary_fingerprint),
     Step("describe", "draft descriptions of undocumented tables and columns (batched model calls, resumable per "
          "table; with --opaque-only only names that say nothing, such as c14) into the enrichment file, pending",
          needs_model=True, uses=(), run=run_describe, inputs=describe_inputs),
@@ -139,8 +169,8 @@ STEPS: tuple[Step, ...] = (
          "call per statement), appended to the examples file as pending few-shot examples", needs_model=True,
          uses=(), run=run_draft_examples, inputs=draft_examples_inputs),
     Step("review_queue", "order every pending draft by expected value (usage in the log, the examples and joins)",
-         needs_model=False, uses=("profile", "describe", "draft_records", "draft_metrics", "mine_log",
-                                  "draft_examples"),
+         needs_model=False, uses=("profile", "dictionary", "describe", "draft_records", "draft_metrics",
+                                  "mine_log", "draft_examples"),
          run=run_review_queue, inputs=examples_fingerprint),
 )
 """The steps, in the order they run."""

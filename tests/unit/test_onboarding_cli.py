@@ -119,9 +119,29 @@ def test_use_drafts_indexes_the_drafted_descriptions(env: Path, bare: Settings, 
     assert "Summary of ORD_TXN." in documents and "written by a person" in documents
     store_plain = ChromaStore(env / "plain", embedding_function)
     monkeypatch.setattr(agent.runner, "open_store", lambda settings: store_plain)
-    from cli.onboard import _index_with_drafts
+    from cli.onboard import _refresh_index
     from database.connection import Database
 
-    assert _index_with_drafts(bare, Database.from_settings(bare), [])  # the setting off: drafts stay out
+    assert _refresh_index(bare, Database.from_settings(bare), [])  # the setting off: drafts stay out
     plain = " ".join(h.document for h in store_plain.get(DESCRIPTION_INDEX, db_filter("shop")))
     assert "Summary of ORD_TXN." not in plain and "written by a person" in plain
+
+
+def test_an_imported_dictionary_is_indexed_without_use_drafts(env: Path, bare: Settings,  # noqa: F811
+                                                             monkeypatch: pytest.MonkeyPatch, embedding_function: Any,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    import agent.runner
+    from retrieval.store import DESCRIPTION_INDEX, SCHEMAS_INDEX, ChromaStore, db_filter
+
+    store = ChromaStore(env / "chroma", embedding_function)
+    monkeypatch.setattr(agent.runner, "open_store", lambda settings: store)
+    (env / "dictionary.csv").write_text("table,column,description\nORD_TXN,,Orders the team books.\n"
+                                        "ORD_TXN,STS_CD,Order status code of the team.\n")
+    assert main(["onboard", "--database", bare.database_url, "--dictionary", str(env / "dictionary.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "dictionary     done" in out and "Indexed with the imported data dictionary" in out
+    documents = " ".join(h.document for h in store.get(DESCRIPTION_INDEX, db_filter("shop")))
+    assert "Orders the team books." in documents  # reviewed text: indexed with drafts off
+    assert "Summary of CUST_MSTR." not in documents  # the model's drafts stay out
+    schemas = " ".join(h.document for h in store.get(SCHEMAS_INDEX, db_filter("shop")))
+    assert "Order status code of the team." in schemas

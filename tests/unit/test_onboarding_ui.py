@@ -88,3 +88,21 @@ def test_the_start_button_runs_every_step_with_the_panel_model(app_env: Settings
     assert state["steps"]["describe"]["status"] == "incomplete" and state["steps"]["profile"]["status"] == "done"
     assert dev.run().button(key="onb-start").label == "Resume onboarding"
     assert any(d.value.shape[0] == len(STEPS) for d in dev.dataframe if "step" in d.value.columns)
+
+
+def test_the_tab_imports_a_data_dictionary_and_refuses_a_bad_one(app_env: Settings) -> None:  # noqa: F811
+    sheet = app_env.state_dir.parent / "dictionary.csv"
+    sheet.write_text("table,column,description\ncustomers,,One row per customer (the team's words).\n")
+    dev = AppTest.from_string(DEVELOPER, default_timeout=120).run()
+    dev.text_input(key="onb-dictionary").input(str(sheet.with_name("missing.csv"))).run()
+    dev.button(key="onb-start").click().run()
+    assert any("no data dictionary at" in e.value for e in dev.error)
+    db = Database.from_settings(app_env)
+    assert not load_state(app_env.state_dir / "onboarding" / f"{db.key}.json", db.key)["steps"]  # nothing ran
+    dev.text_input(key="onb-dictionary").input(str(sheet)).run()
+    dev.button(key="onb-start").click().run()
+    assert not dev.exception, dev.exception
+    state = load_state(app_env.state_dir / "onboarding" / f"{db.key}.json", db.key)
+    assert state["steps"]["dictionary"]["status"] == "done" and state["steps"]["dictionary"]["items"] == 1
+    enriched = load_enriched(app_env.state_dir.parent / "shop.enriched.yaml")
+    assert enriched["tables"]["customers"]["description"]["status"] == "edited"
