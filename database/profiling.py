@@ -129,10 +129,24 @@ def retry_sample(rows: int) -> int:
 
 
 def row_count(db: Database, table: TableInfo) -> int | None:
-    """``COUNT(*)`` of ``table`` through the guarded path (None when it fails, e.g. a timeout)."""
+    """``COUNT(*)`` of ``table`` through the guarded path; None when it fails (e.g. a timeout) and no estimate exists.
+
+    On PostgreSQL a ``COUNT(*)`` that does not finish (a scan of a table of hundreds of millions of rows) falls back
+    to the planner's estimate, ``pg_class.reltuples`` as of the table's last ``ANALYZE`` (None when never analysed),
+    so the table is still sampled spread over its pages rather than read from its first rows.
+    """
     res = db.run_query(exp.select(exp.Count(this=exp.Star())).from_(_table(table.name)).sql(dialect=db.dialect),
                        row_cap=1)
-    return int(res.rows[0][0] or 0) if res.ok and res.rows else None
+    if res.ok and res.rows:
+        return int(res.rows[0][0] or 0)
+    if db.dialect not in ("postgres", "postgresql"):
+        return None
+    name = exp.Literal.string(table.name).sql(dialect="postgres")
+    estimate = db.run_query("SELECT c.reltuples FROM pg_class c WHERE c.relname = " + name + " AND c.relkind IN "
+                            "('r', 'p', 'm') AND pg_table_is_visible(c.oid)", row_cap=1)
+    if estimate.ok and estimate.rows and estimate.rows[0][0] is not None and float(estimate.rows[0][0]) >= 0:
+        return int(float(estimate.rows[0][0]))
+    return None
 
 
 def top_values_query(table: TableInfo, column: str, top_n: int, dialect: str, *, sample: int | None = None,

@@ -73,6 +73,35 @@ def test_a_large_table_is_sampled_with_tablesample_through_the_guard(urls: dict[
     assert prof["trd_dt"].row_count == total and prof["px_lst"].max is not None  # ranges over the whole table
 
 
+def test_a_count_that_does_not_finish_falls_back_to_the_planner_estimate(postgres_cluster: dict[str, str],
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from sqlalchemy import create_engine
+    from sqlalchemy.engine import make_url
+
+    from database.profiling import row_count
+    from database.results import QueryResult
+    from database.schema_reader import read_schema
+
+    admin = make_url(postgres_cluster["admin"]).set(database="markets")
+    engine = create_engine(admin, isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.execute(text("ANALYZE eq_px_d"))
+    engine.dispose()
+    markets = Database(postgres_cluster["markets"])
+    table = next(t for t in read_schema(markets, sample_rows=0) if t.name.lower() == "eq_px_d")
+    exact = row_count(markets, table)
+    original = markets.run_query
+
+    def timing_out(sql: str, *, row_cap: int | None = None) -> QueryResult:
+        if "COUNT(*)" in sql:
+            return QueryResult(False, sql, error="Query timed out after 15 s (interrupted)")
+        return original(sql, row_cap=row_cap)
+
+    monkeypatch.setattr(markets, "run_query", timing_out)
+    estimate = row_count(markets, table)
+    assert exact and estimate and abs(estimate - exact) <= exact * 0.1  # ANALYZE samples; close to the count
+
+
 def test_index_and_ask_end_to_end(urls: dict[str, str], tmp_path: Path, embedding_function: OfflineMiniLM) -> None:
     from agent.runner import ask, build_deps
     from tests.support.scripted_model import ScriptedChatModel
