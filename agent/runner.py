@@ -28,6 +28,7 @@ from tools.example_glossary import guessed_without_examples
 from tools.number_ranges import range_conflicts
 from tools.opaque_reads import unread_terms
 from tools.registry import default_registry
+from tools.text_numbers import text_number_notes
 
 MAX_QUESTION_CHARS = 2000
 
@@ -156,7 +157,8 @@ def ask(
                               if sql else None,
                               unread=unread_terms(deps.db, deps.settings.knowledge.use_drafts, question, sql)
                               if sql else None,
-                              ranges=answer_range_conflicts(deps, sql))
+                              ranges=answer_range_conflicts(deps, sql),
+                              text_numbers=text_number_notes(deps.db, sql) if sql else None)
 
 
 def answer_range_conflicts(deps: AgentDeps, sql: str | None) -> list[str]:

@@ -32,8 +32,8 @@ from database.connection import Database
 from database.schema_reader import quote_identifier, read_schema
 from rewrites.negated_joins import literal_number
 
-__all__ = ["Comparison", "RangeConflict", "comparisons", "out_of_range_candidates", "range_conflicts",
-           "schema_columns", "stored_range"]
+__all__ = ["Comparison", "RangeConflict", "comparisons", "out_of_range_candidates", "owner_table",
+           "range_conflicts", "schema_columns", "stored_range"]
 
 _OPS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 _LOCK = threading.Lock()
@@ -110,13 +110,13 @@ def comparisons(sql: str, dialect: str, columns: Mapping[str, Collection[str]]) 
             number = literal_number(lit)
             if not isinstance(col, exp.Column) or number is None:
                 continue
-            table = _owner(col, columns)
+            table = owner_table(col, columns)
             if table is not None:
                 found.append(Comparison(table, col.name, number))
     return found
 
 
-def _owner(col: exp.Column, columns: Mapping[str, Collection[str]]) -> str | None:
+def owner_table(col: exp.Column, columns: Mapping[str, Collection[str]]) -> str | None:
     """The table (as written) that ``col`` belongs to in its SELECT, or None when unknown or ambiguous."""
     select = col.find_ancestor(exp.Select)
     if select is None:

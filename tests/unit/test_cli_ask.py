@@ -70,3 +70,11 @@ def test_range_conflicts_are_printed(capsys: pytest.CaptureFixture[str]) -> None
                   columns=["NM"], rows=[["Ann"]], range_conflicts=[line])
     print_outcome(out)
     assert f"Outside the stored values: {line}" in capsys.readouterr().out
+
+
+def test_numbers_stored_as_text_are_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    line = "wrestler.days_held stores numbers as text: it is ordered and compared alphabetically"
+    out = Outcome(question="q", answer="Ann.", status="ok", sql="SELECT name FROM wrestler ORDER BY days_held",
+                  columns=["name"], rows=[["Ann"]], text_numbers=[line])
+    print_outcome(out)
+    assert f"Numbers stored as text: {line}" in capsys.readouterr().out

@@ -283,3 +283,14 @@ def test_fit_script_computes_the_opaque_column_signals_of_older_records(tmp_path
     assert script.opaque_signals({**older, "db_id": "elsewhere"}, [tmp_path], {}) == {**older, "db_id": "elsewhere"}
     newer = {**older, "unread_terms": []}
     assert script.opaque_signals(newer, [tmp_path], {}) is newer  # recorded with the signals: kept
+
+
+def test_numbers_ordered_as_text_hold_back_a_verified_answer() -> None:
+    agreeing = {"candidates": [{"strategy": "whole_schema", "status": "ok", "sql": SQL, "row_count": 1},
+                               {"strategy": "direct", "status": "ok", "sql": SQL, "row_count": 1}],
+                "agreement": 1.0, "usage": [], "verifier": None, "judge": None}
+    plain = assess(_outcome(**agreeing))
+    noted = assess(_outcome(**agreeing, text_numbers=["t.x stores numbers as text: ..."]))
+    assert plain is not None and noted is not None and plain.level == "verified"
+    assert noted.level == "likely" and noted.score == plain.score  # held back, not rescored
+    assert "the SQL orders or compares a column that stores numbers as text, alphabetically" in noted.reasons
