@@ -20,7 +20,7 @@ root, files = Path(sys.argv[1]), sys.argv[2:]
 seen: dict[tuple[str, str], list[str]] = {}
 counts: Counter[str] = Counter()
 for name in files:
-    for line in open(name, encoding="utf-8"):
+    for line in Path(name).read_text(encoding="utf-8").splitlines():
         r = json.loads(line)
         sql, db_id = r.get("pred_sql"), r.get("db_id")
         if not sql or not db_id or r.get("ex") is None:
