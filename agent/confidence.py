@@ -13,7 +13,7 @@ Some signals cap the level at likely whatever the score (the model's ``hold_back
 result of one NULL/0 row, and a column read whose name says nothing and that has no description (``c14``; what it
 holds was guessed from its values; not one approved examples read, tools.example_glossary), or question words no readable column of the tables read accounts for while
 the SQL reads none of those tables' such columns (it may have missed what was asked; tools.opaque_reads), or a column
-that stores numbers as text ordered or compared alphabetically (tools.text_numbers; not in the fitted score, as
+that stores numbers or dates as text ordered or compared alphabetically (tools.text_order; not in the fitted score, as
 the gold queries of the development sets order such columns the same way). On the
 abbreviated wide copies (2026-12-05, recorded runs) verified answers of the first kind were right 6 times in 8;
 holding back the second kind as well took the verified answers of four runs (409 answers, one of them on
@@ -53,7 +53,7 @@ LONG_RESULT = 20
 FEATURES = ("agreement", "ran", "all_agreed", "majority", "no_majority", "single_ran", "failed", "rescued",
             "repaired", "verifier_needed", "verifier_repaired", "judge_called", "judge_score", "empty",
             "degenerate", "rows_log", "rewrites", "term_checks", "approved", "plan_fallback", "joins", "set_ops",
-            "subqueries", "guessed_columns", "unread_terms", "text_numbers")
+            "subqueries", "guessed_columns", "unread_terms", "text_order")
 """Names of :func:`confidence_features`, in a fixed order."""
 
 
@@ -118,7 +118,7 @@ def sql_shape(sql: str | None) -> dict[str, float]:
 
 _READ = ("sql", "pred_sql", "status", "kind", "agreement", "candidates", "judge", "judge_called", "verifier",
          "verifier_needed", "verifier_repaired", "usage", "rows", "term_checks", "plan_source", "confidence",
-         "guessed_columns", "unread_terms", "unread_columns", "text_numbers")
+         "guessed_columns", "unread_terms", "unread_columns", "text_order")
 """The keys (outcome fields, record keys) the features read."""
 
 
@@ -193,7 +193,7 @@ def confidence_features(source: Mapping[str, Any] | BaseModel) -> dict[str, floa
         **sql_shape(sql),
         "guessed_columns": float(len(data.get("guessed_columns") or [])),
         "unread_terms": float(len(data.get("unread_terms") or [])),
-        "text_numbers": float(len(data.get("text_numbers") or [])),
+        "text_order": float(len(data.get("text_order") or [])),
     }
     stored = (data.get("confidence") or {}).get("features") if record else None
     if stored:
@@ -259,8 +259,8 @@ def reasons(features: Mapping[str, float]) -> list[str]:
         out.append(f"{_plural(unread, 'word', 'words')} of the question {'has' if unread == 1 else 'have'} no "
                    "readable column in the tables read, and the SQL reads none of their columns whose names say "
                    "nothing: it may have missed what was asked")
-    if features.get("text_numbers"):
-        out.append("the SQL orders or compares a column that stores numbers as text, alphabetically")
+    if features.get("text_order"):
+        out.append("the SQL orders or compares a column that stores numbers or dates as text, alphabetically")
     joins = int(features.get("joins", 0))
     if joins:
         out.append(f"the SQL joins {joins + 1} tables")

@@ -80,10 +80,10 @@ class Outcome(BaseModel):
         default_factory=list, description="Numbers the executed SQL compares with a column whose stored values "
         "never reach them, one line each (\"200 compared with PPL.WT, whose stored values run from 82 to 94\"): "
         "such a filter keeps every row or none (tools.number_ranges.range_conflicts).")
-    text_numbers: list[str] = Field(
+    text_order: list[str] = Field(
         default_factory=list, description="Columns the executed SQL orders, takes the MIN/MAX of or compares with "
-        "<, > while they store numbers as text, one line each: the order is alphabetical ('9' after '10'), not "
-        "numeric (tools.text_numbers.text_number_notes).")
+        "<, > while they store numbers or dates as text, one line each: the order is alphabetical ('9' after '10', "
+        "'8/21/2015' after '12/1/2014'), not the values' own (tools.text_order.text_order_notes).")
     definitions: list[str] = Field(
         default_factory=list,
         description="Names of the business definitions (knowledge records) shown to the generator that the SQL "
@@ -143,13 +143,13 @@ class Outcome(BaseModel):
                    thread_id: str | None, run_id: str, dialect: str = "",
                    descriptions: Mapping[str, str] | None = None, guessed: list[str] | None = None,
                    unread: UnreadTerms | None = None, ranges: list[str] | None = None,
-                   text_numbers: list[str] | None = None) -> Outcome:
+                   text_order: list[str] | None = None) -> Outcome:
         """The outcome of a finished graph run (``final`` is its last state); see :func:`agent.runner.ask`.
 
         ``dialect`` (sqlglot name of the database's SQL) and ``descriptions`` (short table descriptions by
         table name) are for the :attr:`account` of the executed SQL; ``guessed`` is :attr:`guessed_columns`,
         ``unread`` gives :attr:`unread_terms` and :attr:`unread_columns`, ``ranges`` is :attr:`range_conflicts`,
-        ``text_numbers`` is :attr:`text_numbers`.
+        ``text_order`` is :attr:`text_order`.
         """
         answer = final.get("answer")
         if answer is None:
@@ -170,7 +170,7 @@ class Outcome(BaseModel):
             unread_terms=list(unread.terms) if unread and answer.status != "error" else [],
             unread_columns=list(unread.columns) if unread and answer.status != "error" else [],
             range_conflicts=list(ranges or []) if answer.status != "error" else [],
-            text_numbers=list(text_numbers or []) if answer.status != "error" else [],
+            text_order=list(text_order or []) if answer.status != "error" else [],
             account=_account(final, answer.sql, dialect, descriptions) if answer.status != "error" else [],
             llm_calls=len(usage),
             prompt_tokens=sum(u.get("prompt_tokens", 0) for u in usage),

@@ -28,7 +28,7 @@ from tools.example_glossary import guessed_without_examples
 from tools.number_ranges import range_conflicts
 from tools.opaque_reads import unread_terms
 from tools.registry import default_registry
-from tools.text_numbers import text_number_notes
+from tools.text_order import text_order_notes
 
 MAX_QUESTION_CHARS = 2000
 
@@ -158,7 +158,7 @@ def ask(
                               unread=unread_terms(deps.db, deps.settings.knowledge.use_drafts, question, sql)
                               if sql else None,
                               ranges=answer_range_conflicts(deps, sql),
-                              text_numbers=text_number_notes(deps.db, sql) if sql else None)
+                              text_order=text_order_notes(deps.db, sql) if sql else None)
 
 
 def answer_range_conflicts(deps: AgentDeps, sql: str | None) -> list[str]:

@@ -73,7 +73,7 @@ def print_outcome(out: Outcome) -> None:
               f"say nothing: {', '.join(out.unread_columns)}")
     for line in out.range_conflicts:
         print(f"Outside the stored values: {line}")
-    for line in out.text_numbers:
-        print(f"Numbers stored as text: {line}")
+    for line in out.text_order:
+        print(f"Ordered as text: {line}")
     print(f"\n[{out.status}; {out.latency_s} s; {out.llm_calls} LLM calls; "
           f"{out.prompt_tokens}+{out.completion_tokens} tokens ({out.cached_tokens} cached); plan: {out.plan_source}]")

@@ -77,7 +77,7 @@ def build_server(settings: Settings, deps_factory: DepsFactory | None = None) ->
                 "account": out.account, "confidence": out.confidence.model_dump() if out.confidence else None,
                 "guessed_columns": out.guessed_columns, "unread_terms": out.unread_terms,
                 "unread_columns": out.unread_columns, "range_conflicts": out.range_conflicts,
-                "text_numbers": out.text_numbers,
+                "text_order": out.text_order,
                 "columns": out.columns, "rows": [[_cell(v) for v in r] for r in out.rows[:MAX_ROWS]],
                 "row_count": out.total_rows, "readings": out.readings, "missing": out.missing}
 

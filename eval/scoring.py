@@ -81,7 +81,7 @@ def run_keys(outcome: Outcome, settings: Settings) -> dict[str, Any]:
         "column_links": outcome.column_links,
         "guessed_columns": outcome.guessed_columns,
         "unread_terms": outcome.unread_terms, "unread_columns": outcome.unread_columns,
-        "range_conflicts": outcome.range_conflicts, "text_numbers": outcome.text_numbers,
+        "range_conflicts": outcome.range_conflicts, "text_order": outcome.text_order,
         **confidence_keys(outcome),
         "verifier_needed": bool((outcome.verifier or {}).get("needed")),
         "verifier_repaired": bool((outcome.verifier or {}).get("repaired")),

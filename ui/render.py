@@ -123,8 +123,8 @@ def confidence_badge(out: Outcome) -> None:
     if out.range_conflicts:
         st.caption("Outside the stored values: " + "; ".join(plain_markdown(r) for r in out.range_conflicts)
                    + ". Such a filter keeps every row or none; check that the number belongs to that column.")
-    for line in out.text_numbers:
-        st.caption("Numbers stored as text: " + plain_markdown(line) + ".")
+    for line in out.text_order:
+        st.caption("Ordered as text: " + plain_markdown(line) + ".")
 
 
 def other_readings(out: Outcome, limit: int = 2) -> list[str]:

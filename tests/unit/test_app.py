@@ -306,14 +306,14 @@ def test_a_number_outside_the_stored_values_is_named_under_the_answer() -> None:
                for c in captions), captions
 
 
-def _text_numbers_script() -> None:
+def _text_order_script() -> None:
     from agent.confidence import assess
     from agent.outcome import Outcome
     from ui.render import confidence_badge
 
     out = Outcome(answer="Ann.", status="ok", sql="SELECT name FROM wrestler ORDER BY days_held DESC LIMIT 1",
                   columns=["name"], rows=[["Ann"]],
-                  text_numbers=["wrestler.days_held stores numbers as text: it is ordered and compared alphabetically "
+                  text_order=["wrestler.days_held stores numbers as text: it is ordered and compared alphabetically "
                                 "('9' after '10'); CAST it to a number for the numeric order"],
                   candidates=[{"strategy": "direct", "status": "ok", "sql": "SELECT 1", "row_count": 1}],
                   agreement=1.0)
@@ -322,9 +322,9 @@ def _text_numbers_script() -> None:
 
 
 def test_numbers_stored_as_text_are_named_under_the_answer() -> None:
-    at = AppTest.from_function(_text_numbers_script, default_timeout=30).run()
+    at = AppTest.from_function(_text_order_script, default_timeout=30).run()
     assert not at.exception, at.exception
-    assert any(c.value.startswith("Numbers stored as text: wrestler.days") for c in at.caption)
+    assert any(c.value.startswith("Ordered as text: wrestler.days") for c in at.caption)
 
 
 def test_a_database_without_an_index_is_indexed_on_its_first_visit(

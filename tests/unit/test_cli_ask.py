@@ -75,6 +75,6 @@ def test_range_conflicts_are_printed(capsys: pytest.CaptureFixture[str]) -> None
 def test_numbers_stored_as_text_are_printed(capsys: pytest.CaptureFixture[str]) -> None:
     line = "wrestler.days_held stores numbers as text: it is ordered and compared alphabetically"
     out = Outcome(question="q", answer="Ann.", status="ok", sql="SELECT name FROM wrestler ORDER BY days_held",
-                  columns=["name"], rows=[["Ann"]], text_numbers=[line])
+                  columns=["name"], rows=[["Ann"]], text_order=[line])
     print_outcome(out)
-    assert f"Numbers stored as text: {line}" in capsys.readouterr().out
+    assert f"Ordered as text: {line}" in capsys.readouterr().out

@@ -290,7 +290,7 @@ def test_numbers_ordered_as_text_hold_back_a_verified_answer() -> None:
                                {"strategy": "direct", "status": "ok", "sql": SQL, "row_count": 1}],
                 "agreement": 1.0, "usage": [], "verifier": None, "judge": None}
     plain = assess(_outcome(**agreeing))
-    noted = assess(_outcome(**agreeing, text_numbers=["t.x stores numbers as text: ..."]))
+    noted = assess(_outcome(**agreeing, text_order=["t.x stores numbers as text: ..."]))
     assert plain is not None and noted is not None and plain.level == "verified"
     assert noted.level == "likely" and noted.score == plain.score  # held back, not rescored
-    assert "the SQL orders or compares a column that stores numbers as text, alphabetically" in noted.reasons
+    assert "the SQL orders or compares a column that stores numbers or dates as text, alphabetically" in noted.reasons

@@ -1,9 +1,9 @@
 """How often the numbers-as-text note fires on recorded answers, and how those answers scored. No model.
 
-    python benchmarks/results/2026-12-07-text-numbers/replay.py ROOT RECORDS.jsonl...     # from the repository root
+    python benchmarks/results/2026-12-07-text-order/replay.py ROOT RECORDS.jsonl...     # from the repository root
 
 ROOT is the Spider-layout folder the records were asked on (``database/<db_id>/<db_id>.sqlite``). Each distinct
-(database, predicted SQL) is checked once with :func:`tools.text_numbers.text_number_notes`.
+(database, predicted SQL) is checked once with :func:`tools.text_order.text_order_notes`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 from database.connection import Database
-from tools.text_numbers import text_number_notes
+from tools.text_order import text_order_notes
 
 root, files = Path(sys.argv[1]), sys.argv[2:]
 seen: dict[tuple[str, str], list[str]] = {}
@@ -28,7 +28,7 @@ for name in files:
         key = (db_id, sql)
         if key not in seen:
             path = next((root / "database" / db_id).glob("*.sqlite"), None)
-            seen[key] = text_number_notes(Database(f"sqlite:///{path}"), sql) if path else []
+            seen[key] = text_order_notes(Database(f"sqlite:///{path}"), sql) if path else []
         counts["answers"] += 1
         if seen[key]:
             counts["noted"] += 1
