@@ -19,9 +19,10 @@ from rewrites.answer_shape import Convention
 from rewrites.code_filters import CodeBinding
 from rewrites.rate_direction import RateSpec
 
-Phase = Literal["candidate", "rescue", "fresh"]
-"""``candidate``: every guarded candidate, before its dry run; ``rescue``: after an empty or degenerate result;
-``fresh``: freshly generated candidates only (not repairs, not rescued queries)."""
+Phase = Literal["unparsed", "candidate", "rescue", "fresh"]
+"""``unparsed``: a written query the read-only guard refused because it does not parse (text-level fixes, kept when
+the guard then accepts them); ``candidate``: every guarded candidate, before its dry run; ``rescue``: after an empty
+or degenerate result; ``fresh``: freshly generated candidates only (not repairs, not rescued queries)."""
 
 Need = Literal["question", "knowledge", "index", "database"]
 """An input a step cannot run without: the question, the knowledge file, the index catalog, the database."""

@@ -27,12 +27,21 @@ from rewrites.missing_join import add_missing_joins, join_column_owners
 from rewrites.negated_joins import fix_negated_joins
 from rewrites.period_dates import align_period_dates
 from rewrites.qualify import fix_qualifiers
+from rewrites.quote_names import quote_names
 from rewrites.rate_direction import fix_rate_direction
 from rewrites.respell import respell_columns, respell_tables
 from rewrites.set_keys import fix_set_keys
 from rewrites.simplify import simplify_sql
 from rewrites.table_swap import swap_lacking_tables
 from rewrites.window_scope import lift_window_filters
+
+
+def quoted_names(sql: str, inputs: RewriteInputs) -> str | None:
+    """:func:`rewrites.quote_names.quote_names` with the catalog's table and column names (declared case)."""
+    if inputs.catalog is None:
+        return None
+    names = [*inputs.catalog.names, *(c for cols in inputs.catalog.columns.values() for c in cols)]
+    return quote_names(sql, names, inputs.dialect)
 
 
 def respelled_tables(sql: str, inputs: RewriteInputs) -> str | None:

@@ -149,10 +149,16 @@ def write_candidate(ctx: ToolContext, system: str, user: str, spec: CandidateSpe
         return cand
     cand.sql = expand_views(written, approved_views(ctx.settings), ctx.db.dialect)
     verdict = guard_sql(cand.sql, ctx.db.dialect)
+    quoted: list[dict[str, Any]] = []
     if not verdict.ok:
-        cand.error = verdict.error
-        return cand
+        fixed, traces = run_phase("unparsed", cand.sql, rewrite_inputs(ctx, question))
+        if fixed == cand.sql:
+            cand.error = verdict.error
+            return cand
+        verdict = guard_sql(fixed, ctx.db.dialect)
+        quoted = [t.as_dict() for t in traces if t.fired]
     cand.sql, cand.rewrites = rewrite_sql(ctx, verdict.sql, question)
+    cand.rewrites = quoted + cand.rewrites
     return cand
 
 

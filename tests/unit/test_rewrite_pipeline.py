@@ -18,7 +18,7 @@ from rewrites.pipeline import STEPS, rescued_by, run_phase
 from tests.unit.test_literals import _cascade
 
 ROOT = Path(__file__).resolve().parents[2]
-ORDER = ["respell_tables", "respell_columns", "fix_qualifiers", "add_missing_joins", "join_column_owners",
+ORDER = ["quote_names", "respell_tables", "respell_columns", "fix_qualifiers", "add_missing_joins", "join_column_owners",
          "join_linked_owners", "swap_lacking_tables", "complete_join_conditions",
          "fix_join_keys", "fix_date_parts", "fix_set_keys", "fix_negated_joins", "align_period_dates",
          "fix_rate_direction", "drop_unnamed_codes", "prune_joins", "simplify_sql", "latest_per_series", "lift_window_filters",
@@ -31,7 +31,7 @@ def test_the_switches_follow_the_declared_order() -> None:
     assert [s.name for s in STEPS] == ORDER
     assert list(RewriteSettings.model_fields) == [s.name for s in STEPS]
     phases = [s.phase for s in STEPS]
-    assert phases == sorted(phases, key=["candidate", "rescue", "fresh"].index)  # one block per phase
+    assert phases == sorted(phases, key=["unparsed", "candidate", "rescue", "fresh"].index)  # one block per phase
     assert all(s.label and s.reason for s in STEPS if s.phase == "rescue")
     assert all(s.doc and s.source.startswith("rewrites.") for s in STEPS)
 
