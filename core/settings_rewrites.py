@@ -14,9 +14,7 @@ from pydantic import BaseModel, Field
 
 
 class RewriteSettings(BaseModel):
-    """One switch per rewrite step, named after it, in pipeline order (``unparsed``, ``candidate``, ``rescue``,
-    ``fresh``).
-    """
+    """One switch per rewrite step, named after it, in pipeline order (unparsed, candidate, rescue, fresh)."""
 
     quote_names: bool = Field(
         True, description="Quote a table or column name with spaces or signs (Total Revenue, #_Records, rate-%) that "
