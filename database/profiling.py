@@ -76,15 +76,20 @@ def sample_of(table: str, rows: int, alias: str = "profiled", *, step: int | Non
 def spread_step(db: Database, table: str, total: int | None, rows: int) -> int | None:
     """The ``step`` of :func:`sample_of` for a sample of ``rows`` rows of ``table`` (``total`` rows), or None.
 
-    None (the first rows) when the total is unknown or at most ``rows``, and on dialects without a spread sample
-    this module can write: SQLite tables without a ``rowid`` (``WITHOUT ROWID``; probed with one guarded
-    ``SELECT rowid ... LIMIT 1``) and engines other than SQLite and PostgreSQL. Never raises.
+    None (the first rows) when the total is unknown or at most ``rows``, and where this module cannot write a
+    spread sample: SQLite tables without a ``rowid`` (``WITHOUT ROWID``, views; probed with one guarded
+    ``SELECT rowid ... LIMIT 1``), PostgreSQL relations that refuse ``TABLESAMPLE`` (views, foreign tables; probed
+    with ``TABLESAMPLE SYSTEM (0)``) and engines other than SQLite and PostgreSQL. Never raises.
     """
     if total is None or total <= rows or rows <= 0:
         return None
     step = -(-total // rows)
-    if db.dialect in ("postgres", "postgresql"):
-        return step
+    if db.dialect in ("postgres", "postgresql"):  # views and foreign tables refuse TABLESAMPLE: probe with 0%
+        source = _table(table)
+        source.set("sample", exp.TableSample(method=exp.var("SYSTEM"), percent=exp.Literal.number(0)))
+        probe = db.run_query(exp.select(exp.Literal.number(1)).from_(source).limit(1).sql(dialect="postgres"),
+                             row_cap=1)
+        return step if probe.ok else None
     if db.dialect != "sqlite":
         return None
     probe = db.run_query(exp.select(exp.column("rowid")).from_(_table(table)).limit(1).sql(dialect="sqlite"),

@@ -78,7 +78,7 @@ def test_a_count_that_does_not_finish_falls_back_to_the_planner_estimate(postgre
     from sqlalchemy import create_engine
     from sqlalchemy.engine import make_url
 
-    from database.profiling import row_count
+    from database.profiling import row_count, spread_step
     from database.results import QueryResult
     from database.schema_reader import read_schema
 
@@ -86,8 +86,17 @@ def test_a_count_that_does_not_finish_falls_back_to_the_planner_estimate(postgre
     engine = create_engine(admin, isolation_level="AUTOCOMMIT")
     with engine.connect() as conn:
         conn.execute(text("ANALYZE eq_px_d"))
-    engine.dispose()
+        conn.execute(text("CREATE OR REPLACE VIEW px_view AS SELECT * FROM eq_px_d"))
+        conn.execute(text("GRANT SELECT ON px_view TO nl2sql_ro"))
     markets = Database(postgres_cluster["markets"])
+    try:
+        assert markets.run_query("SELECT COUNT(*) FROM px_view", row_cap=1).ok  # readable by the app's role
+        assert spread_step(markets, "px_view", 10**9, 1000) is None  # a view refuses TABLESAMPLE: the first rows
+        assert spread_step(markets, "eq_px_d", 10**9, 1000) == 10**6
+    finally:  # the cluster is shared by the session's tests
+        with engine.connect() as conn:
+            conn.execute(text("DROP VIEW px_view"))
+        engine.dispose()
     table = next(t for t in read_schema(markets, sample_rows=0) if t.name.lower() == "eq_px_d")
     exact = row_count(markets, table)
     original = markets.run_query
