@@ -1,18 +1,24 @@
-"""Replay: add an existence filter for a table the question names but the SQL never reads (model-free)."""
+"""Replay: an existence filter for a role table the question names but the SQL never reads (model-free; not kept).
+
+    python named_joins_replay.py CHECKOUT WIDE_ABBREV       # prints won/lost per record kind and the changed answers
+
+CHECKOUT is a checkout of the repository (its code, its ``benchmarks/results`` records, ``data/spider-dev``);
+``../shared`` beside it holds spider-wide. See README.md.
+"""
 from __future__ import annotations
 
-import ast
 import glob
 import json
-import re
 import sqlite3
 import sys
 from collections import Counter
+from pathlib import Path
 
 import sqlglot
 from sqlglot import exp
 
-sys.path.insert(0, "/work/main")
+CHECKOUT, ABBREV = sys.argv[1], sys.argv[2]
+sys.path.insert(0, CHECKOUT)
 from eval.metrics import gold_is_ordered, results_match  # noqa: E402
 from retrieval.term_expansion import abbreviates  # noqa: E402
 from rewrites.negated_joins import negates  # noqa: E402
@@ -20,6 +26,7 @@ from tools.coverage import normalise, table_name_words  # noqa: E402
 
 
 def named(question: str, table: str) -> bool:
+    """Every part of ``table``'s name equals or abbreviates a word of ``question``."""
     parts = table_name_words(table)
     if not parts:
         return False
@@ -27,10 +34,11 @@ def named(question: str, table: str) -> bool:
     return all(p in words or any(abbreviates(p, w) for w in words) for p in parts)
 
 
-UNIQUE = {}
+UNIQUE: dict[tuple[str, str, str], bool] = {}
 
 
 def unique(path: str, table: str, column: str) -> bool:
+    """``table.column`` holds no repeated value (a role of the entity it references)."""
     key = (path, table, column)
     if key not in UNIQUE:
         rows = run(path, f'SELECT COUNT(*), COUNT(DISTINCT "{column}") FROM "{table}"')
@@ -38,7 +46,9 @@ def unique(path: str, table: str, column: str) -> bool:
     return UNIQUE[key]
 
 
-def join_named(sql: str, question: str, tables: list[str], fks: list[tuple[str, str, str, str]], path: str = "") -> str | None:
+def join_named(sql: str, question: str, tables: list[str], fks: list[tuple[str, str, str, str]],
+               path: str = "") -> str | None:
+    """``sql`` with ``key IN (SELECT fk FROM role)`` for each named role table it does not read; None: unchanged."""
     if negates(question):
         return None
     try:
@@ -66,6 +76,7 @@ def join_named(sql: str, question: str, tables: list[str], fks: list[tuple[str, 
 
 
 def schema(path: str) -> tuple[list[str], list[tuple[str, str, str, str]]]:
+    """Table names and foreign keys ``(child, column, parent, column)`` of a SQLite file."""
     con = sqlite3.connect(path)
     tables = [t for (t,) in con.execute("select name from sqlite_master where type='table'")]
     fks = []
@@ -75,7 +86,8 @@ def schema(path: str) -> tuple[list[str], list[tuple[str, str, str, str]]]:
     return tables, fks
 
 
-def run(path: str, sql: str):
+def run(path: str, sql: str) -> list | None:
+    """Rows of ``sql`` on the read-only SQLite file, None on an error."""
     con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     con.execute("PRAGMA query_only = 1")
     try:
@@ -84,17 +96,17 @@ def run(path: str, sql: str):
         return None
 
 
-roots = {"abbrev": "/tmp/WIDE_ABBREV", "wide-orig": "/work/shared/benchmarks/spider-wide",
-         "wide-syn": "/work/shared/benchmarks/spider-wide", "spider200": "/work/main/data/spider-dev"}
+wide = str(Path(CHECKOUT).resolve().parent / "shared" / "benchmarks" / "spider-wide")
+roots = {"abbrev": ABBREV, "wide-orig": wide, "wide-syn": wide, "spider200": f"{CHECKOUT}/data/spider-dev"}
 stats: Counter[str] = Counter()
 changed = []
 cache = {}
-for f in sorted(glob.glob("/work/main/benchmarks/results/*/*.jsonl")):
+for f in sorted(glob.glob(f"{CHECKOUT}/benchmarks/results/*/*.jsonl")):
     base = f.split("/")[-1]
     kind = next((k for k in roots if base.startswith(k)), None)
     if kind is None:
         continue
-    for line in open(f):
+    for line in Path(f).read_text().splitlines():
         r = json.loads(line)
         if not r.get("pred_sql") or r.get("ex") is None:
             continue
