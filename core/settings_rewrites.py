@@ -14,12 +14,12 @@ from pydantic import BaseModel, Field
 
 
 class RewriteSettings(BaseModel):
-    """One switch per rewrite step, named after it, in pipeline order (unparsed, candidate, rescue, fresh)."""
+    """One switch per rewrite step, named after it, in pipeline order (written, candidate, rescue, fresh)."""
 
     quote_names: bool = Field(
         True, description="Quote a table or column name with spaces or signs (Total Revenue, #_Records, rate-%) that "
-        "a candidate wrote without quotes, so a query that did not parse runs (rewrites.quote_names), instead of "
-        "spending a model repair.",
+        "a candidate wrote without quotes (SUM(Total Revenue) does not parse; SELECT Total Revenue reads a column "
+        "Total), before the guard (rewrites.quote_names), instead of spending a model repair.",
     )
     respell_tables: bool = Field(
         True, description="Replace a table name the database lacks (the model's ARTISTS for ARTSTS) with the one "

@@ -19,9 +19,9 @@ from rewrites.answer_shape import Convention
 from rewrites.code_filters import CodeBinding
 from rewrites.rate_direction import RateSpec
 
-Phase = Literal["unparsed", "candidate", "rescue", "fresh"]
-"""``unparsed``: a written query the read-only guard refused because it does not parse (text-level fixes, kept when
-the guard then accepts them); ``candidate``: every guarded candidate, before its dry run; ``rescue``: after an empty
+Phase = Literal["written", "candidate", "rescue", "fresh"]
+"""``written``: every query as the model wrote it, before the read-only guard (text-level fixes, kept when the guard
+accepts them; the query need not parse); ``candidate``: every guarded candidate, before its dry run; ``rescue``: after an empty
 or degenerate result; ``fresh``: freshly generated candidates only (not repairs, not rescued queries)."""
 
 Need = Literal["question", "knowledge", "index", "database"]

@@ -5,8 +5,8 @@ does. :func:`run_phase` applies a phase's steps whose switch (``generation.rewri
 needs are present, keeps a change only when the read-only guard accepts it, and reports a :class:`StepTrace`
 per step it ran. Phases:
 
-- ``unparsed``: a written query the guard refused because it does not parse: text-level fixes, each kept only
-  when the guard then accepts the query, which goes on to the ``candidate`` phase;
+- ``written``: every query as the model wrote it, before the guard (it need not parse): text-level fixes, each kept
+  only when the guard accepts the result;
 - ``candidate``: every guarded candidate before its dry run (fresh and repaired ones; a reused approved answer
   runs as approved), and every rescued query, with its question;
 - ``rescue``: after a candidate's result came back empty (or one row of NULL/0): the first fix whose query, after
@@ -62,7 +62,7 @@ def _step(name: str, phase: Phase, needs: tuple[Need, ...], source: str, doc: st
 
 
 STEPS: tuple[RewriteStep, ...] = (
-    _step("quote_names", "unparsed", ("index",), "rewrites.quote_names",
+    _step("quote_names", "written", ("index",), "rewrites.quote_names",
           "a table or column name with spaces or signs (Total Revenue, #_Records, rate-%) written without quotes is "
           "quoted, so the query parses", steps.quoted_names),
     _step("respell_tables", "candidate", ("index",), "rewrites.respell (DIN-SQL self-correction)",
@@ -160,7 +160,7 @@ STEP_NAMES: tuple[str, ...] = tuple(s.name for s in STEPS)
 def run_phase(phase: Phase, sql: str, inputs: RewriteInputs) -> tuple[str, list[StepTrace]]:
     """Run ``phase``'s steps on ``sql``: the resulting SQL and one trace per step that ran.
 
-    ``unparsed``, ``candidate`` and ``fresh``: each change is kept only when :func:`database.guard.guard_sql` accepts it.
+    ``written``, ``candidate`` and ``fresh``: each change is kept only when :func:`database.guard.guard_sql` accepts it.
     ``rescue``: each fix (guarded) then runs the ``candidate`` phase with the same inputs (its question
     included) and is dry-run on ``inputs.db``; the first that returns non-degenerate rows is returned (its trace
     ``fired``), else ``sql`` unchanged. Never raises for a step's input: every step returns None on what it does

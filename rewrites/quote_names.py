@@ -2,12 +2,13 @@
 
 Tables and columns loaded from spreadsheets and CSV files keep names with spaces, ``#``, ``%``, ``-`` or a leading
 digit (``Total Revenue``, ``#_Records``, ``rate-%``, ``2019_sales``). A small model often writes them as they read,
-without quotes; the SQL then does not parse, the read-only guard refuses it, and a repair call is spent on what is
+without quotes; the SQL then does not parse (``SUM(Total Revenue)``), or parses as something else
+(``SELECT Total Revenue FROM t`` reads a column ``Total`` named ``Revenue``), and a repair call is spent on what is
 a matter of spelling. :func:`quote_names` wraps each such name of the schema, where it appears bare in the SQL
 text (outside string literals and quoted identifiers, not inside a longer name), in the dialect's identifier
-quotes. Longer names first, so ``Total Revenue 2019`` is not cut at ``Total Revenue``. Text-level: it runs on SQL
-that does not parse, before the guard (phase ``unparsed`` of :mod:`rewrites.pipeline`), and its result is kept
-only when the guard then accepts it.
+quotes. Longer names first, so ``Total Revenue 2019`` is not cut at ``Total Revenue``. Text-level: it runs on every
+written query before the guard (phase ``written`` of :mod:`rewrites.pipeline`), and its result is kept only when
+the guard accepts it.
 """
 
 from __future__ import annotations

@@ -35,6 +35,7 @@ from sqlglot.errors import SqlglotError
 
 from retrieval.term_expansion import VOWELS, abbreviates
 from rewrites.qualify import table_refs
+from rewrites.quote_names import needs_quotes
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SEPARATORS = re.compile(r"[\s_\-]+")
@@ -105,7 +106,9 @@ def respell_columns(sql: str, dialect: str, columns: Mapping[str, Sequence[str]]
                     or column.this.quoted):
                 continue
             name, qualifier = column.name, column.table.lower()
-            if name.lower() in known or name.lower() in aliases or (qualifier and qualifier not in refs):
+            defining = column.find_ancestor(exp.Alias)  # SUM(Total_Revenue) AS Total_Revenue: the column, not the alias
+            alias = name.lower() in aliases and not (defining is not None and defining.alias.lower() == name.lower())
+            if name.lower() in known or alias or (qualifier and qualifier not in refs):
                 continue
             scope = [qualifier] if qualifier else list(refs)
             found = {(ref, col) for ref in scope for col in columns[refs[ref]] if spelled_alike(name, col)}
@@ -114,7 +117,8 @@ def respell_columns(sql: str, dialect: str, columns: Mapping[str, Sequence[str]]
             if len({col.lower() for _, col in found}) != 1 or len({refs[r] for r, _ in found}) != 1:
                 continue
             actual = next(iter(found))[1]
-            column.set("this", exp.to_identifier(actual, quoted=dialect != "sqlite" and actual != actual.lower()))
+            column.set("this", exp.to_identifier(actual, quoted=(dialect != "sqlite" and actual != actual.lower())
+                                                 or needs_quotes(actual)))
             changed = True
     return tree.sql(dialect=dialect) if changed else sql
 

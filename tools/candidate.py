@@ -148,17 +148,13 @@ def write_candidate(ctx: ToolContext, system: str, user: str, spec: CandidateSpe
         cand.error = str(exc)
         return cand
     cand.sql = expand_views(written, approved_views(ctx.settings), ctx.db.dialect)
-    verdict = guard_sql(cand.sql, ctx.db.dialect)
-    quoted: list[dict[str, Any]] = []
+    fixed, traces = run_phase("written", cand.sql, rewrite_inputs(ctx, question))
+    verdict = guard_sql(fixed, ctx.db.dialect)
     if not verdict.ok:
-        fixed, traces = run_phase("unparsed", cand.sql, rewrite_inputs(ctx, question))
-        if fixed == cand.sql:
-            cand.error = verdict.error
-            return cand
-        verdict = guard_sql(fixed, ctx.db.dialect)
-        quoted = [t.as_dict() for t in traces if t.fired]
+        cand.error = verdict.error
+        return cand
     cand.sql, cand.rewrites = rewrite_sql(ctx, verdict.sql, question)
-    cand.rewrites = quoted + cand.rewrites
+    cand.rewrites = [t.as_dict() for t in traces if t.fired] + cand.rewrites
     return cand
 
 

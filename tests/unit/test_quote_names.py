@@ -23,6 +23,7 @@ NAMES = ["Total Revenue", "Total Revenue %", "#_Records", "rate-%", "State", "20
     ("SELECT x FROM FINREV WHERE note = 'Total Revenue' AND \"Total Revenue\" > 1", None),  # literal, quoted
     ("SELECT [rate-%], `#_Records` FROM FINREV", None),
     ("SELECT Total_Revenue FROM FINREV", None),  # a different name: the respell step's business
+    ("SELECT state, Total Revenue FROM FINREV", 'SELECT state, "Total Revenue" FROM FINREV'),  # parsed as an alias
 ])
 def test_bare_names_are_quoted_and_nothing_else(sql: str, fixed: str | None) -> None:
     assert quote_names(sql, NAMES, "sqlite") == fixed
@@ -65,3 +66,14 @@ def test_a_candidate_that_did_not_parse_runs_after_quoting(tmp_path: Path, embed
     assert cand.error is None and cand.sql == 'SELECT SUM("Total Revenue") FROM FINREV WHERE "#_Records" > 0'
     assert cand.rewrites[0]["step"] == "quote_names" and cand.rewrites[0]["fired"]
     assert db.run_query(cand.sql, row_cap=5).rows == [(15.5,)]
+
+
+def test_respelling_quotes_a_name_that_needs_it_and_reads_through_a_same_named_alias() -> None:
+    from rewrites.respell import respell_columns
+
+    columns = {"finrev": ["state", "Total Revenue"]}
+    sql = "SELECT state, SUM(Total_Revenue) AS Total_Revenue FROM FINREV GROUP BY state ORDER BY Total_Revenue DESC"
+    assert respell_columns(sql, "sqlite", columns) == ('SELECT state, SUM("Total Revenue") AS Total_Revenue FROM FINREV '
+                                                       "GROUP BY state ORDER BY Total_Revenue DESC")  # the alias stays
+    kept = "SELECT SUM(amount) AS Total_Revenue FROM FINREV ORDER BY Total_Revenue"
+    assert respell_columns(kept, "sqlite", {"finrev": ["amount", "Total Revenue"]}) == kept  # an alias reference

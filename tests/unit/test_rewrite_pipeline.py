@@ -31,7 +31,7 @@ def test_the_switches_follow_the_declared_order() -> None:
     assert [s.name for s in STEPS] == ORDER
     assert list(RewriteSettings.model_fields) == [s.name for s in STEPS]
     phases = [s.phase for s in STEPS]
-    assert phases == sorted(phases, key=["unparsed", "candidate", "rescue", "fresh"].index)  # one block per phase
+    assert phases == sorted(phases, key=["written", "candidate", "rescue", "fresh"].index)  # one block per phase
     assert all(s.label and s.reason for s in STEPS if s.phase == "rescue")
     assert all(s.doc and s.source.startswith("rewrites.") for s in STEPS)
 
