@@ -144,6 +144,12 @@ class RetrievalSettings(BaseModel):
         "column, no LLM call). Readable and documented columns are unchanged. Measured 2026-12-06 on the abbreviated "
         "copies without examples, 130 new questions: +5.4 [+0.0, +11.5] (11 won, 4 lost), 3.53 -> 3.37 calls; single "
         "shot on 160 questions reading such columns: +6.9 [+1.2, +12.5].")
+    infer_joins: bool = Field(
+        True, description="On a database that declares no foreign key at all, index the candidate joins found in "
+        "its data (a candidate key of one table holding at least 95% of another column's distinct values, with name "
+        "evidence for numbers; retrieval.inferred_joins) as its foreign keys, so the schema listing, the join graph "
+        "and the join-path hints have them. No LLM call; at most 200 read-only overlap statements per indexing run. "
+        "A database that declares any foreign key is indexed as declared.")
     join_paths: Literal["always", "partial", "never"] = Field(
         "always",
         description="Join-path hints ('A.x = B.y' between the question's best tables) in the generator's message: "

@@ -26,6 +26,7 @@ from retrieval.examples_store import (
     load_examples_file,
     prepare_examples,
 )
+from retrieval.inferred_joins import with_inferred_joins
 from retrieval.manifest import refresh_snapshot, snapshot_id
 from retrieval.opaque_hints import hinted_tables
 from retrieval.store import VectorStore
@@ -54,6 +55,9 @@ class IndexReport(TableSync):
             ``{"question", "sql", "error", "source", "id"}``.
         duplicate_examples: examples merged into an equal one; ``snapshot`` / ``previous_snapshot``: index
             snapshot id after / before the build (None when nothing was indexed).
+        values: stored values indexed for value retrieval.
+        inferred_joins: foreign keys indexed from the data because the database declares none
+            (:func:`retrieval.inferred_joins.with_inferred_joins`).
     """
 
     db_key: str = ""
@@ -66,6 +70,7 @@ class IndexReport(TableSync):
     snapshot: str | None = None
     previous_snapshot: str | None = None
     values: int = 0
+    inferred_joins: int = 0
 
     @property
     def drift(self) -> bool:
@@ -84,6 +89,8 @@ class IndexReport(TableSync):
         ]
         if self.first_build:
             lines.append("  first build of this database")
+        if self.inferred_joins:
+            lines.append(f"  no foreign key declared: {self.inferred_joins} joins inferred from the data")
         for label, names in (("added tables", self.added_tables), ("dropped tables", self.dropped_tables),
                              ("changed tables", self.changed_tables)):
             if names and not (self.first_build and label == "added tables"):
@@ -127,6 +134,7 @@ def build_indexes(
     enriched_path: Path | None = None,
     use_drafts: bool = False,
     value_hints: bool = False,
+    infer_joins: bool = False,
 ) -> IndexReport:
     """Index ``db``'s tables (and optionally its few-shot examples) into ``store``, incrementally.
 
@@ -153,6 +161,8 @@ def build_indexes(
             examples (:func:`retrieval.examples_store.prepare_examples`).
         value_hints: opaque undocumented columns get their stored values' range or most frequent values as
             comment in the schema documents (:func:`retrieval.opaque_hints.hinted_tables`).
+        infer_joins: when the database declares no foreign key, index the joins found in its data as its foreign
+            keys (:func:`retrieval.inferred_joins.with_inferred_joins`).
 
     Returns:
         An :class:`IndexReport` (use ``report.summary()`` for display).
@@ -181,6 +191,9 @@ def build_indexes(
         bar.total = total
     try:
         shown = hinted_tables(db, tables, sensitive_patterns or ()) if value_hints else tables
+        inferred = 0
+        if infer_joins:
+            shown, inferred = with_inferred_joins(db, shown)
         sync = sync_tables(store, db.key, db.dialect, shown, sample_rows=sample_rows, bar=bar)
         n_examples = index_examples(store, db.key, good, bar=bar) if replace_examples else 0
     finally:
@@ -206,6 +219,7 @@ def build_indexes(
         snapshot=snapshot,
         previous_snapshot=previous,
         values=n_values,
+        inferred_joins=inferred,
     )
 
 
@@ -224,4 +238,5 @@ def index_database(db: Database, store: VectorStore, settings: Settings, *,
     return build_indexes(db, store, examples=examples, sample_rows=cfg.sample_rows, progress=progress,
                          profile=True, sensitive_patterns=cfg.sensitive_patterns, with_values=True,
                          feedback=feedback, bar=bar, enriched_path=default_enriched_path(db, settings.state_dir),
-                         use_drafts=settings.knowledge.use_drafts, value_hints=cfg.opaque_value_hints)
+                         use_drafts=settings.knowledge.use_drafts, value_hints=cfg.opaque_value_hints,
+                         infer_joins=cfg.infer_joins)

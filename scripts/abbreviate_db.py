@@ -11,6 +11,8 @@ that set's questions are kept, so a run on the copy pairs qid by qid with a run 
 those databases instead: the evaluation then draws its few-shot examples from the other questions, as it does
 on the source, and ``--per-db 2 --seed 2026`` selects the set's questions again (those that survived).
 Prints the questions kept and dropped per database and a few renamings; renames.json in OUT holds them all.
+--drop-foreign-keys declares no foreign key in the copies (as a warehouse or a CSV load often does) and keeps the
+names, rows and questions of the same seed without it.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--column-share", type=float, default=0.3, help="share of non-key columns named c<N>")
     parser.add_argument("--table-share", type=float, default=0.2, help="share of tables named t_<NN>")
+    parser.add_argument("--drop-foreign-keys", action="store_true",
+                        help="declare no foreign key in the copies (same names as without the flag)")
     args = parser.parse_args()
 
     indices: set[int] | None = None
@@ -50,7 +54,8 @@ def main() -> int:
     else:
         db_ids = [d.strip() for d in args.databases.split(",") if d.strip()]
     report = build_copy(Path(args.source), Path(args.out), db_ids, seed=args.seed, indices=indices,
-                        column_share=args.column_share, table_share=args.table_share)
+                        column_share=args.column_share, table_share=args.table_share,
+                        foreign_keys=not args.drop_foreign_keys)
     for db, counts in report.per_db.items():
         rename = report.renames[db]
         lost = report.foreign_keys_dropped[db]

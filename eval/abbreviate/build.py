@@ -29,7 +29,7 @@ class BuildReport:
 
 def build_copy(source: Path, out: Path, db_ids: list[str], *, seed: int = 2026,
                indices: set[int] | None = None, column_share: float = 0.3,
-               table_share: float = 0.2) -> BuildReport:
+               table_share: float = 0.2, foreign_keys: bool = True) -> BuildReport:
     """Write an abbreviated Spider-format copy of ``db_ids`` from the folder ``source`` into ``out``.
 
     ``out`` receives ``dev.json`` (``db_id`` renamed, ``question``, ``query`` rewritten, ``source_index``,
@@ -47,6 +47,8 @@ def build_copy(source: Path, out: Path, db_ids: list[str], *, seed: int = 2026,
             ``db_ids``).
         column_share: see :func:`plan_renames`.
         table_share: see :func:`plan_renames`.
+        foreign_keys: False declares no foreign key in the copies (a warehouse or CSV load declares none); the
+            renaming still reads the source's keys, so the same ``seed`` gives the same names either way.
 
     Raises:
         FileNotFoundError: ``source`` lacks dev.json or the SQLite file of one of ``db_ids``.
@@ -73,7 +75,8 @@ def build_copy(source: Path, out: Path, db_ids: list[str], *, seed: int = 2026,
         rename = plan_renames(tables, db, seed, column_share=column_share, table_share=table_share)
         target = out / "database" / rename.new_db_id / f"{rename.new_db_id}.sqlite"
         report.renames[db] = rename
-        report.foreign_keys_dropped[db] = copy_database(files[db], target, tables, rename)
+        report.foreign_keys_dropped[db] = copy_database(files[db], target, tables, rename,
+                                                            foreign_keys=foreign_keys)
         report.per_db[db] = {"kept": 0, "dropped": 0}
     wanted = set(db_ids)
     rows = []
@@ -104,6 +107,7 @@ def build_copy(source: Path, out: Path, db_ids: list[str], *, seed: int = 2026,
     (out / "dev.json").write_text(json.dumps(rows, indent=1, ensure_ascii=False))
     previous.write_text(json.dumps({
         "source": str(source), "seed": seed, "column_share": column_share, "table_share": table_share,
+        "foreign_keys": foreign_keys,
         "databases": {db: {**r.to_json(), "foreign_keys_dropped": report.foreign_keys_dropped[db],
                            **report.per_db[db]} for db, r in report.renames.items()},
         "questions": {"kept": report.kept, "dropped": report.dropped}}, indent=1, ensure_ascii=False))

@@ -9,10 +9,13 @@ from eval.abbreviate.renames import SchemaRename
 from eval.abbreviate.schema import TableInfo, _quote
 
 
-def _create_statement(table: TableInfo, rename: SchemaRename) -> tuple[str, list[str]]:
+def _create_statement(table: TableInfo, rename: SchemaRename,
+                      foreign_keys: bool = True) -> tuple[str, list[str]]:
     """``CREATE TABLE`` of the renamed ``table`` and a description of each foreign key that had to be left out.
 
-    A foreign key is left out when its parent table or column does not exist in the source (Spider has a few).
+    A foreign key is left out when its parent table or column does not exist in the source (Spider has a few);
+    with ``foreign_keys=False`` every foreign key is left out (a warehouse that declares none) and none is
+    reported.
     """
     new = rename.tables[table.name]
     lines = []
@@ -27,8 +30,8 @@ def _create_statement(table: TableInfo, rename: SchemaRename) -> tuple[str, list
     if pk:
         lines.append(f"PRIMARY KEY ({', '.join(new.columns[c.name] for c in pk)})")
     lines += [f"UNIQUE ({', '.join(str(new.column(c)) for c in cols)})" for cols in table.unique]
-    dropped = []
-    for fk in table.foreign_keys:
+    dropped: list[str] = []
+    for fk in table.foreign_keys if foreign_keys else []:
         parent = rename.table(fk.table)
         local = [new.column(c) for c in fk.columns]
         remote = [parent[1].column(to) if to else None for to in fk.to] if parent else []
@@ -67,8 +70,11 @@ def _has_hidden_rowid(conn: sqlite3.Connection, table: TableInfo) -> bool:
     return True
 
 
-def copy_database(source: Path, target: Path, tables: list[TableInfo], rename: SchemaRename) -> list[str]:
+def copy_database(source: Path, target: Path, tables: list[TableInfo], rename: SchemaRename, *,
+                  foreign_keys: bool = True) -> list[str]:
     """Write ``target`` (replaced if present): ``source``'s tables under the new names, with the same rows.
+
+    ``foreign_keys=False`` declares no foreign key in the copy (see :func:`_create_statement`).
 
     Returns:
         The foreign keys left out (see :func:`_create_statement`).
@@ -83,7 +89,7 @@ def copy_database(source: Path, target: Path, tables: list[TableInfo], rename: S
     try:
         conn.execute("ATTACH DATABASE ? AS src", (f"{source.resolve().as_uri()}?mode=ro",))
         for table in tables:
-            statement, lost = _create_statement(table, rename)
+            statement, lost = _create_statement(table, rename, foreign_keys)
             dropped += lost
             conn.execute(statement)
             new = rename.tables[table.name]

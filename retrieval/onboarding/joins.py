@@ -6,7 +6,8 @@ A column ``A.x`` may reference a candidate key ``B.y`` (another table; no NULLs,
    values than ``B.y`` and, for numbers, its range lies inside ``B.y``'s;
 2. there is evidence beyond the values for numbers (:func:`name_evidence`: ``EQ_ID`` = ``EQ_ID``, ``IDX_ID`` ->
    ``indices.index_id``, ``customer_id`` -> ``customers.id``), since small integers overlap everywhere; text
-   needs the name, or at least :data:`MIN_TEXT_CODES` distinct values (``LIMAR`` -> ``exchanges.mic``);
+   needs the name, or at least :data:`MIN_TEXT_CODES` distinct values (``LIMAR`` -> ``exchanges.mic``); a
+   table's own single-column primary key references another table only under the key's own name;
 3. at least :data:`MIN_CONTAINMENT` of ``A.x``'s distinct values occur in ``B.y``: computed from both profiles'
    value lists when both are complete, else with one statement
    ``SELECT COUNT(DISTINCT a.x), COUNT(DISTINCT b.y) FROM (first rows of A) a LEFT JOIN B b ON a.x = b.y WHERE
@@ -52,20 +53,29 @@ def _singulars(word: str) -> set[str]:
     return forms
 
 
-def name_evidence(column: str, table: str, key: str) -> bool:
+def _forms(words: list[str]) -> set[str]:
+    return {form for word in words for form in _singulars(word)}
+
+
+def name_evidence(column: str, table: str, key: str, *, number: bool = False) -> bool:
     """True when the name of ``column`` points at ``table.key``.
 
     Either both names read the same and not only generic words (``EQ_ID`` / ``EQ_ID``, ``IDX_ID`` /
     ``index_id``), or the column names the table (a word of it, singular or plural) and every non-generic word of
-    the key is in the column's or the table's name (``customer_id`` -> ``customers.id``, ``GICS_SECT`` ->
-    ``gics_sectors.sector_code``).
+    the key is a word of the column (``customer_id`` -> ``customers.id``, ``CTRY_CD`` -> ``countries.country_code``,
+    ``start_station_id`` -> ``station.id``; not ``engineer_id`` -> ``engineer_visits.engineer_visit_id`` nor
+    ``customer_id`` -> ``customer_orders.order_id``). With ``number`` (an integer column) the column's name must
+    also hold a generic key word (:data:`GENERIC`: ``id``, ``code``, ``no``...), so a measure named after a table
+    (``rental_duration``) does not point at its key.
     """
     col, ref = _words(column), _words(key)
     if col == ref and not set(ref) <= GENERIC:
         return True
+    if number and not set(col) & GENERIC:
+        return False
     stem = {form for word in _words(table) if word not in GENERIC for form in _singulars(word)}
     content = set(col) - GENERIC
-    return bool(content & stem) and set(ref) - GENERIC <= set(col) | stem
+    return bool(content & stem) and all(_singulars(w) & _forms(col) for w in set(ref) - GENERIC)
 
 
 def quoted(name: str, dialect: str) -> str:
@@ -144,7 +154,9 @@ def candidate_joins(db: Database, tables: dict[str, dict[str, Any]],
                     pair = frozenset((f"{child}.{name}".lower(), f"{parent}.{key}".lower()))
                     if pair in linked or not _compatible(col, pkey):
                         continue
-                    named = name_evidence(name, parent, key)
+                    if ctable["primary_key"] == [name] and _words(name) != _words(key):
+                        continue  # a table's own identifier is not a reference unless it reads as the key
+                    named = name_evidence(name, parent, key, number=col["kind"] == "number")
                     if named or (col["kind"] == "text" and col["distinct"] >= MIN_TEXT_CODES):
                         pairs.append((child, name, parent, key, named))
     checked, seen = 0, set(linked)

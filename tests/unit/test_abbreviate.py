@@ -113,6 +113,18 @@ def test_build_renames_copies_rows_and_rewrites_gold(spider: Path, tmp_path: Pat
     assert saved["questions"]["kept"] == 3
 
 
+def test_a_copy_without_foreign_keys_keeps_names_rows_and_questions(spider: Path, tmp_path: Path) -> None:
+    keyed = build_copy(spider, tmp_path / "keyed", ["corp"], seed=2026, column_share=0.5)
+    bare = build_copy(spider, tmp_path / "bare", ["corp"], seed=2026, column_share=0.5, foreign_keys=False)
+    assert bare.renames == keyed.renames and bare.foreign_keys_dropped == {"corp": []}
+    new_id = bare.renames["corp"].new_db_id
+    copy_file = tmp_path / "bare" / "database" / new_id / f"{new_id}.sqlite"
+    assert all(not t.foreign_keys for t in tables_of(copy_file))
+    assert any(t.foreign_keys for t in tables_of(tmp_path / "keyed" / "database" / new_id / f"{new_id}.sqlite"))
+    assert (tmp_path / "bare" / "dev.json").read_text() == (tmp_path / "keyed" / "dev.json").read_text()
+    assert json.loads((tmp_path / "bare" / "renames.json").read_text())["foreign_keys"] is False
+
+
 def test_same_seed_same_names_other_seed_other_names(spider: Path) -> None:
     tables = tables_of(spider / "database" / "corp" / "corp.sqlite")
     first = plan_renames(tables, "corp", 2026, column_share=0.5)

@@ -165,3 +165,43 @@ def test_indexed_schema_documents_carry_the_opaque_columns_value_hints(tmp_path:
         db.dispose()
     assert "values 37 to 43" not in plain and "c10 INTEGER -- values 37 to 43" in hinted
     assert "NM TEXT," in hinted and report.changed_docs == 1  # only the schema document was embedded again
+
+
+def _shop(path: Path, declared: bool) -> Database:
+    ref = " REFERENCES CUST (CUST_ID)" if declared else ""
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE CUST (CUST_ID INTEGER PRIMARY KEY, NM TEXT, CITY TEXT);"
+            f"CREATE TABLE ORD (ORD_ID INTEGER PRIMARY KEY, CUST_ID INTEGER{ref}, SHIP_CITY TEXT, AMT REAL);"
+            "INSERT INTO CUST VALUES (1, 'Ana', 'Oslo'), (2, 'Bo', 'Rome'), (3, 'Caio', 'Lima'), (4, 'Di', 'Kyiv');"
+            "INSERT INTO ORD VALUES (10, 1, 'Oslo', 5.0), (11, 2, 'Rome', 7.5), (12, 2, 'Lima', 1.0),"
+            " (13, 4, 'Kyiv', 2.0), (14, 3, 'Oslo', 3.0);")
+    return Database(f"sqlite:///{path}")
+
+
+def test_joins_found_in_the_data_are_indexed_when_no_foreign_key_is_declared(tmp_path: Path, store: ChromaStore) -> None:
+    db = _shop(tmp_path / "bare.sqlite", declared=False)
+    try:
+        plain = build_indexes(db, store, progress=False, profile=True)
+        report = build_indexes(db, store, progress=False, profile=True, infer_joins=True)
+        record = store.get(DESCRIPTION_INDEX, ids=[f"{db.key}:ORD"])[0]
+        schema = store.get(SCHEMAS_INDEX, ids=[f"{db.key}:ORD"])[0].document
+    finally:
+        db.dispose()
+    assert plain.inferred_joins == 0 and report.inferred_joins == 1
+    assert record.metadata["fks"] == '[["CUST_ID", "CUST.CUST_ID"]]'  # not SHIP_CITY -> CUST.CITY: values alone
+    assert "CUST_ID INTEGER REFERENCES CUST (CUST_ID)" in schema
+    assert "1 joins inferred from the data" in report.summary()
+
+
+def test_a_database_declaring_a_foreign_key_is_indexed_as_declared(tmp_path: Path, store: ChromaStore) -> None:
+    db = _shop(tmp_path / "keyed.sqlite", declared=True)
+    with sqlite3.connect(tmp_path / "keyed.sqlite") as conn:  # a second relation nobody declared
+        conn.executescript("CREATE TABLE PAY (PAY_ID INTEGER PRIMARY KEY, ORD_ID INTEGER, PAID REAL);"
+                           "INSERT INTO PAY VALUES (1, 10, 5.0), (2, 11, 7.5);")
+    try:
+        report = build_indexes(db, store, progress=False, profile=True, infer_joins=True)
+        pay = store.get(DESCRIPTION_INDEX, ids=[f"{db.key}:PAY"])[0]
+    finally:
+        db.dispose()
+    assert report.inferred_joins == 0 and pay.metadata["fks"] == "[]"
