@@ -28,6 +28,7 @@ import sqlglot.expressions as exp
 from database.connection import Database
 from database.profiling import SAMPLE_ROWS, sample_of, spread_step
 from knowledge.abbreviations import expand_name, split_words
+from retrieval.term_expansion import abbreviates
 
 MIN_CONTAINMENT = 0.95
 MIN_TEXT_CODES = 3
@@ -57,25 +58,24 @@ def _forms(words: list[str]) -> set[str]:
     return {form for word in words for form in _singulars(word)}
 
 
-def name_evidence(column: str, table: str, key: str, *, number: bool = False) -> bool:
+def name_evidence(column: str, table: str, key: str) -> bool:
     """True when the name of ``column`` points at ``table.key``.
 
     Either both names read the same and not only generic words (``EQ_ID`` / ``EQ_ID``, ``IDX_ID`` /
     ``index_id``), or the column names the table (a word of it, singular or plural) and every non-generic word of
-    the key is a word of the column (``customer_id`` -> ``customers.id``, ``CTRY_CD`` -> ``countries.country_code``,
+    the key is a word of the column or abbreviated by one (``customer_id`` -> ``customers.id``, ``CTRY_CD`` ->
+    ``countries.country_code``, ``GICS_SECT`` -> ``gics_sectors.sector_code``,
     ``start_station_id`` -> ``station.id``; not ``engineer_id`` -> ``engineer_visits.engineer_visit_id`` nor
-    ``customer_id`` -> ``customer_orders.order_id``). With ``number`` (an integer column) the column's name must
-    also hold a generic key word (:data:`GENERIC`: ``id``, ``code``, ``no``...), so a measure named after a table
-    (``rental_duration``) does not point at its key.
+    ``customer_id`` -> ``customer_orders.order_id``).
     """
     col, ref = _words(column), _words(key)
     if col == ref and not set(ref) <= GENERIC:
         return True
-    if number and not set(col) & GENERIC:
-        return False
     stem = {form for word in _words(table) if word not in GENERIC for form in _singulars(word)}
     content = set(col) - GENERIC
-    return bool(content & stem) and all(_singulars(w) & _forms(col) for w in set(ref) - GENERIC)
+    forms = _forms(col)
+    return bool(content & stem) and all(_singulars(w) & forms or any(abbreviates(c, w) for c in col)
+                                        for w in set(ref) - GENERIC)
 
 
 def quoted(name: str, dialect: str) -> str:
@@ -156,7 +156,7 @@ def candidate_joins(db: Database, tables: dict[str, dict[str, Any]],
                         continue
                     if ctable["primary_key"] == [name] and _words(name) != _words(key):
                         continue  # a table's own identifier is not a reference unless it reads as the key
-                    named = name_evidence(name, parent, key, number=col["kind"] == "number")
+                    named = name_evidence(name, parent, key)
                     if named or (col["kind"] == "text" and col["distinct"] >= MIN_TEXT_CODES):
                         pairs.append((child, name, parent, key, named))
     checked, seen = 0, set(linked)
