@@ -1,8 +1,8 @@
 """Reviewable descriptions of tables and columns: the human metadata file and the LLM-enriched file.
 
 Two YAML files fill comments the database lacks. The metadata file is written by people
-(``tables: {TABLE: {description: str, columns: {COL: comment}}}``; for SQLite the sidecar
-``<stem>.metadata.yaml``). The enrichment file holds generated descriptions with a review status
+(``tables: {TABLE: {description: str, columns: {COL: comment}, references: {COL: PARENT.KEY}}}``; for SQLite
+the sidecar ``<stem>.metadata.yaml``); ``references`` states joins the database does not declare. The enrichment file holds generated descriptions with a review status
 (written by :mod:`retrieval.enrichment`, reviewed in the developer panel)::
 
     version: 1
@@ -19,6 +19,7 @@ bare string entry counts as ``edited``. Pending entries are merged only when dra
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 from pathlib import Path
@@ -27,16 +28,21 @@ from typing import Any
 import yaml
 
 from database.connection import Database
-from database.schema_types import TableInfo
+from database.schema_types import ForeignKey, TableInfo
+
+log = logging.getLogger(__name__)
 
 VERSION = 1
 STATUSES = ("pending", "approved", "edited", "rejected")
 
 
 def load_metadata(path: Path) -> dict[str, Any]:
-    """Parse a metadata YAML file into ``{table: {"description": str|None, "columns": {col: str}}}``.
+    """Parse a metadata YAML file into ``{table: {"description", "columns", "references"}}``.
 
-    Keys are lower-cased for case-insensitive matching. Raises FileNotFoundError / yaml.YAMLError.
+    ``description`` is a str or None, ``columns`` ``{col: comment}``, ``references`` ``{col: "TABLE.COLUMN"}``:
+    ``references`` (optional, per table) states relations the database does not declare, one column each:
+    ``references: {CUST_ID: CUST_MSTR.CUST_ID}``. Keys are lower-cased for case-insensitive matching. Raises
+    FileNotFoundError / yaml.YAMLError.
     """
     raw = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
     result: dict[str, Any] = {}
@@ -44,9 +50,12 @@ def load_metadata(path: Path) -> dict[str, Any]:
         spec = spec if isinstance(spec, dict) else {"description": spec}
         columns = spec.get("columns")
         columns = columns if isinstance(columns, dict) else {}
+        references = spec.get("references")
+        references = references if isinstance(references, dict) else {}
         result[str(tname).lower()] = {
             "description": spec.get("description"),
             "columns": {str(c).lower(): str(v) for c, v in columns.items() if v},
+            "references": {str(c).lower(): str(v).strip() for c, v in references.items() if v and "." in str(v)},
         }
     return result
 
@@ -54,8 +63,12 @@ def load_metadata(path: Path) -> dict[str, Any]:
 def merge_metadata(tables: list[TableInfo], metadata: dict[str, Any]) -> None:
     """Fill missing table and column comments in place from :func:`load_metadata` output.
 
-    A comment stored in the database wins; the file only supplies what the database lacks.
+    A comment stored in the database wins; the file only supplies what the database lacks. A ``references``
+    entry becomes a foreign key with ``origin="metadata"`` when its column, table and key exist (names
+    case-insensitive) and the database declares no foreign key on that column; others are skipped with a warning
+    in the log.
     """
+    by_name = {t.name.lower(): t for t in tables}
     for table in tables:
         spec = metadata.get(table.name.lower())
         if not spec:
@@ -66,6 +79,23 @@ def merge_metadata(tables: list[TableInfo], metadata: dict[str, Any]) -> None:
             doc = spec["columns"].get(col.name.lower())
             if not col.comment and doc:
                 col.comment = doc.strip()
+        for column, target in spec.get("references", {}).items():
+            _add_reference(table, column, target, by_name)
+
+
+def _add_reference(table: TableInfo, column: str, target: str, by_name: dict[str, TableInfo]) -> None:
+    """Append the metadata file's reference ``table.column`` -> ``target`` ("TABLE.COLUMN") when it resolves."""
+    own = table.column(column)
+    parent_name, _, key_name = target.rpartition(".")
+    parent = by_name.get(parent_name.lower())
+    key = parent.column(key_name) if parent is not None else None
+    if own is None or parent is None or key is None:
+        log.warning("metadata: %s.%s references %s, which is not in the database; skipped", table.name, column,
+                    target)
+        return
+    if any(own.name in fk.columns for fk in table.foreign_keys):
+        return
+    table.foreign_keys.append(ForeignKey([own.name], parent.name, [key.name], origin="metadata"))
 
 
 def default_enriched_path(db: Database, state_dir: Path | None = None) -> Path | None:

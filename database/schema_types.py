@@ -53,11 +53,18 @@ class ColumnInfo:
 
 @dataclass
 class ForeignKey:
-    """A foreign key ``columns`` -> ``ref_table(ref_columns)``; column lists have equal length."""
+    """A foreign key ``columns`` -> ``ref_table(ref_columns)``; column lists have equal length.
+
+    ``origin`` says who stated it: ``declared`` (the database's catalog), ``metadata`` (a ``references`` entry of
+    the metadata file, :func:`database.descriptions.merge_metadata`) or ``inferred`` (found in the data of a
+    database that declares none, :mod:`retrieval.inferred_joins`). Only declared keys are constraints the data
+    is known to satisfy.
+    """
 
     columns: list[str]
     ref_table: str
     ref_columns: list[str]
+    origin: str = "declared"
 
 
 @dataclass

@@ -205,3 +205,19 @@ def test_a_database_declaring_a_foreign_key_is_indexed_as_declared(tmp_path: Pat
     finally:
         db.dispose()
     assert report.inferred_joins == 0 and pay.metadata["fks"] == "[]"
+
+
+def test_metadata_references_stay_and_the_data_supplies_the_other_joins(tmp_path: Path, store: ChromaStore) -> None:
+    db = _shop(tmp_path / "bare.sqlite", declared=False)
+    with sqlite3.connect(tmp_path / "bare.sqlite") as conn:
+        conn.executescript("CREATE TABLE PAY (PAY_ID INTEGER PRIMARY KEY, ORD_ID INTEGER, PAID REAL);"
+                           "INSERT INTO PAY VALUES (1, 10, 5.0), (2, 11, 7.5), (3, 12, 1.0);")
+    (tmp_path / "bare.metadata.yaml").write_text("tables:\n  ORD:\n    references:\n      SHIP_CITY: CUST.CITY\n"
+                                                 "      CUST_ID: CUST.CUST_ID\n", encoding="utf-8")
+    try:
+        report = build_indexes(db, store, progress=False, profile=True, infer_joins=True)
+        fks = {t: store.get(DESCRIPTION_INDEX, ids=[f"{db.key}:{t}"])[0].metadata["fks"] for t in ("ORD", "PAY")}
+    finally:
+        db.dispose()
+    assert fks["ORD"] == '[["SHIP_CITY", "CUST.CITY"], ["CUST_ID", "CUST.CUST_ID"]]'  # as the team wrote them
+    assert fks["PAY"] == '[["ORD_ID", "ORD.ORD_ID"]]' and report.inferred_joins == 1

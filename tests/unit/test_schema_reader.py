@@ -126,6 +126,21 @@ def test_database_comment_wins_over_metadata() -> None:
     assert [c.comment for c in table.columns] == ["from db", "file b"]
 
 
+def test_metadata_references_state_joins_the_database_does_not_declare(db_file: Path, tmp_path: Path,
+                                                                        caplog: pytest.LogCaptureFixture) -> None:
+    meta = tmp_path / "joins.yaml"
+    meta.write_text("tables:\n  EVENTS:\n    references:\n      created_dt: nowhere.id\n"
+                    "  Orders:\n    references:\n      Customer_ID: regions.code\n"
+                    "  order_items:\n    references:\n      line_no: ORDERS.ID\n", encoding="utf-8")
+    tables = _by_name(read_schema(Database(f"sqlite:///{db_file}"), sample_rows=0, metadata_path=meta))
+    items = tables["order_items"]
+    assert items.foreign_keys[-1] == ForeignKey(["line_no"], "orders", ["id"], origin="metadata")
+    assert tables["orders"].foreign_keys == [ForeignKey(["customer_id"], "customers", ["id"])]  # declared wins
+    assert tables["events"].foreign_keys == [ForeignKey(["customer"], "customers", ["id"])]
+    assert "created_dt references nowhere.id, which is not in the database" in caplog.text
+    assert "REFERENCES orders (id)" in table_ddl(items)
+
+
 def test_sample_rows_latest_first(db_file: Path) -> None:
     db = Database(f"sqlite:///{db_file}")
     tables = _by_name(read_schema(db, sample_rows=2))
