@@ -14,7 +14,8 @@ result of one NULL/0 row, and a column read whose name says nothing and that has
 holds was guessed from its values; not one approved examples read, tools.example_glossary), or question words no readable column of the tables read accounts for while
 the SQL reads none of those tables' such columns (it may have missed what was asked; tools.opaque_reads), or a column
 that stores numbers or dates as text ordered or compared alphabetically (tools.text_order; not in the fitted score, as
-the gold queries of the development sets order such columns the same way). On the
+the gold queries of the development sets order such columns the same way), or an answer that shows one column twice
+(:func:`repeated_output`; weight 0 as well: too rare to fit). On the
 abbreviated wide copies (2026-12-05, recorded runs) verified answers of the first kind were right 6 times in 8;
 holding back the second kind as well took the verified answers of four runs (409 answers, one of them on
 questions the signal was not designed on) from 52 right in 61 to 37 in 37
@@ -34,6 +35,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
+import sqlglot
+import sqlglot.expressions as exp
 from pydantic import BaseModel, Field
 
 MODEL_PATH = Path(__file__).with_name("confidence_model.json")
@@ -53,7 +56,7 @@ LONG_RESULT = 20
 FEATURES = ("agreement", "ran", "all_agreed", "majority", "no_majority", "single_ran", "failed", "rescued",
             "repaired", "verifier_needed", "verifier_repaired", "judge_called", "judge_score", "empty",
             "degenerate", "rows_log", "rewrites", "term_checks", "approved", "plan_fallback", "joins", "set_ops",
-            "subqueries", "guessed_columns", "unread_terms", "text_order")
+            "subqueries", "guessed_columns", "unread_terms", "text_order", "repeated_output")
 """Names of :func:`confidence_features`, in a fixed order."""
 
 
@@ -114,6 +117,27 @@ def sql_shape(sql: str | None) -> dict[str, float]:
     text = _QUOTED.sub("''", sql or "")
     return {"joins": float(len(_JOIN.findall(text))), "set_ops": float(len(_SET_OP.findall(text))),
             "subqueries": float(max(0, len(_SELECT.findall(text)) - 1))}
+
+
+def repeated_output(sql: str | None, dialect: str = "sqlite") -> list[str]:
+    """The expressions the outermost SELECT of ``sql`` shows more than once, aliases aside (``["CUST.NM"]``).
+
+    ``SELECT CUST.FRST_NM, CUST.FRST_NM`` for "first and last names", or one balance twice for "checking and
+    savings balances": the question asked for two things and the model wrote one of them twice, usually because
+    it did not find the other's column. Of the 5,581 distinct answers recorded in ``benchmarks/results/`` up to
+    2026-12-07 the final SQL did so 18 times, none of them right (one was verified). ``[]`` for no SQL, SQL that
+    does not parse, ``SELECT *`` and set operations.
+    """
+    if not sql:
+        return []
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError):
+        return []
+    if not isinstance(tree, exp.Select):
+        return []
+    shown = [(e.this if isinstance(e, exp.Alias) else e).sql(dialect=dialect) for e in tree.expressions]
+    return sorted({text for text in shown if shown.count(text) > 1 and text != "*"})
 
 
 _READ = ("sql", "pred_sql", "status", "kind", "agreement", "candidates", "judge", "judge_called", "verifier",
@@ -194,6 +218,7 @@ def confidence_features(source: Mapping[str, Any] | BaseModel) -> dict[str, floa
         "guessed_columns": float(len(data.get("guessed_columns") or [])),
         "unread_terms": float(len(data.get("unread_terms") or [])),
         "text_order": float(len(data.get("text_order") or [])),
+        "repeated_output": float(len(repeated_output(sql))),
     }
     stored = (data.get("confidence") or {}).get("features") if record else None
     if stored:
@@ -261,6 +286,8 @@ def reasons(features: Mapping[str, float]) -> list[str]:
                    "nothing: it may have missed what was asked")
     if features.get("text_order"):
         out.append("the SQL orders or compares a column that stores numbers or dates as text, alphabetically")
+    if features.get("repeated_output"):
+        out.append("the answer shows the same column twice: the question may ask for two different things")
     joins = int(features.get("joins", 0))
     if joins:
         out.append(f"the SQL joins {joins + 1} tables")

@@ -45,8 +45,9 @@ from tools.opaque_reads import guessed_columns, unread_terms  # noqa: E402
 C_GRID = (0.03, 0.1, 0.3, 1.0, 3.0)
 """Inverse L2 strengths tried when ``--c`` is not given."""
 
-HOLD_BACK = ["term_checks", "degenerate", "guessed_columns", "unread_terms"]
-"""Signals evaluation records written before the confidence existed lack: they keep an answer below verified."""
+HOLD_BACK = ["term_checks", "degenerate", "guessed_columns", "unread_terms", "text_order", "repeated_output"]
+"""Signals that keep an answer below verified: some lack from records written before they existed, the others are
+too rare to fit (numbers ordered as text, a column shown twice)."""
 
 
 def opaque_signals(rec: dict[str, Any], roots: list[Path], dbs: dict[str, Any]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from agent.confidence import (
     confidence_features,
     load_model,
     reasons,
+    repeated_output,
     sql_shape,
 )
 from agent.outcome import Outcome
@@ -294,3 +295,18 @@ def test_numbers_ordered_as_text_hold_back_a_verified_answer() -> None:
     assert plain is not None and noted is not None and plain.level == "verified"
     assert noted.level == "likely" and noted.score == plain.score  # held back, not rescored
     assert "the SQL orders or compares a column that stores numbers or dates as text, alphabetically" in noted.reasons
+
+
+def test_a_column_shown_twice_holds_back_a_verified_answer() -> None:
+    twice = "SELECT c.bal, c.bal AS savings FROM acct AS a JOIN chk AS c ON a.id = c.id WHERE a.nm = 'Brown'"
+    agreeing = {"candidates": [{"strategy": "whole_schema", "status": "ok", "sql": twice, "row_count": 1},
+                               {"strategy": "direct", "status": "ok", "sql": twice, "row_count": 1}],
+                "agreement": 1.0, "usage": [], "verifier": None, "judge": None}
+    plain = assess(_outcome(**{**agreeing, "candidates": [{**c, "sql": SQL} for c in agreeing["candidates"]]}))
+    noted = assess(_outcome(**agreeing, sql=twice))
+    assert plain is not None and noted is not None and plain.level == "verified"
+    assert noted.features["repeated_output"] == 1.0 and noted.level == "likely"
+    assert "the answer shows the same column twice: the question may ask for two different things" in noted.reasons
+    assert repeated_output(twice) == ["c.bal"]
+    assert repeated_output("SELECT a, b FROM t") == [] and repeated_output("SELECT a FROM t UNION SELECT a FROM u") == []
+    assert repeated_output("SELECT * FROM t") == [] and repeated_output("SELECT (") == []
