@@ -32,7 +32,7 @@ seen: set[tuple[str, str]] = set()
 for f in glob.glob(str(ROOT / "benchmarks" / "results" / "**" / "*.jsonl"), recursive=True):
     if "inferred-join-hints" in f:
         continue
-    for line in open(f):
+    for line in Path(f).read_text().splitlines():
         try:
             r = json.loads(line)
         except ValueError:
@@ -42,7 +42,7 @@ for f in glob.glob(str(ROOT / "benchmarks" / "results" / "**" / "*.jsonl"), recu
 seen_q = {q for _, q in seen}
 for f in glob.glob(str(ROOT / "benchmarks" / "results" / "**" / "ids*.txt"), recursive=True):
     if "inferred-join-hints" not in f:  # this run's own list and records
-        seen_q |= {line.strip() for line in open(f) if line.strip()}
+        seen_q |= {line.strip() for line in Path(f).read_text().splitlines() if line.strip()}
 order = list(range(len(dev)))
 random.Random(0).shuffle(order)
 seen_q |= {f"spider-{i + 1}" for i in order[:2000]}
