@@ -21,6 +21,7 @@ Declared foreign keys are listed too (``declared: true``) and never re-checked. 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 import sqlglot.expressions as exp
@@ -37,11 +38,13 @@ GENERIC = frozenset({"id", "code", "cd", "key", "name", "number", "num", "nbr", 
 """Name words that say nothing about which table a column points to."""
 
 
-def _words(name: str) -> list[str]:
-    return (expand_name(name) or " ".join(split_words(name))).split()
+@lru_cache(maxsize=65536)
+def _words(name: str) -> tuple[str, ...]:
+    return tuple((expand_name(name) or " ".join(split_words(name))).split())
 
 
-def _singulars(word: str) -> set[str]:
+@lru_cache(maxsize=65536)
+def _singulars(word: str) -> frozenset[str]:
     forms = {word}
     if word.endswith("ices"):
         forms |= {word[:-4] + "ex", word[:-4] + "ix"}
@@ -51,11 +54,17 @@ def _singulars(word: str) -> set[str]:
         forms.add(word[:-2])
     if word.endswith("s") and not word.endswith("ss"):
         forms.add(word[:-1])
-    return forms
+    return frozenset(forms)
 
 
-def _forms(words: list[str]) -> set[str]:
-    return {form for word in words for form in _singulars(word)}
+@lru_cache(maxsize=65536)
+def _forms(words: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(form for word in words for form in _singulars(word))
+
+
+@lru_cache(maxsize=65536)
+def _stem(table: str) -> frozenset[str]:
+    return _forms(tuple(w for w in _words(table) if w not in GENERIC))
 
 
 def name_evidence(column: str, table: str, key: str) -> bool:
@@ -71,11 +80,10 @@ def name_evidence(column: str, table: str, key: str) -> bool:
     col, ref = _words(column), _words(key)
     if col == ref and not set(ref) <= GENERIC:
         return True
-    stem = {form for word in _words(table) if word not in GENERIC for form in _singulars(word)}
-    content = set(col) - GENERIC
+    if not (set(col) - GENERIC) & _stem(table):
+        return False
     forms = _forms(col)
-    return bool(content & stem) and all(_singulars(w) & forms or any(abbreviates(c, w) for c in col)
-                                        for w in set(ref) - GENERIC)
+    return all(_singulars(w) & forms or any(abbreviates(c, w) for c in col) for w in set(ref) - GENERIC)
 
 
 def quoted(name: str, dialect: str) -> str:
