@@ -4,7 +4,7 @@
 
 300 tables of 15 integer columns with abbreviated names drawn from 20 parts (seed 0), one key each, every range
 compatible with every key (the worst case for the pair search: nothing is ruled out by kind or range); the overlap
-statements are answered by a stub (no database). Prints the joins found, the statements asked and the seconds.
+statements are answered by a stand-in database object (no real database). Prints the joins found, the statements asked and the seconds.
 """
 
 from __future__ import annotations
