@@ -11,10 +11,14 @@ the sidecar ``<stem>.metadata.yaml``); ``references`` states joins the database 
         description: {text: "...", status: pending, model: qwen2.5-coder-1.5b-instruct, generated: "2025-06-01"}
         columns:
           PX_HI: {text: "...", status: pending, model: ..., generated: ...}
+        references: {CUST_ID: {target: CUST.CUST_ID, status: pending, evidence: "name and values: ...", generated: ...}}
 
 ``status`` is pending (new), approved, edited (a reviewer changed the text) or rejected (never merged); a
 bare string entry counts as ``edited``. Pending entries are merged only when drafts are opted into
-(``knowledge.use_drafts``). Comments stored in the database always win.
+(``knowledge.use_drafts``). Comments stored in the database always win. ``references`` are candidate joins
+onboarding found in the data (:mod:`retrieval.onboarding.join_drafts`) awaiting the same review: an approved one
+is a foreign key with ``origin="reviewed"``; a rejected one is never inferred again
+(:func:`rejected_references`); a bare string target counts as approved.
 """
 
 from __future__ import annotations
@@ -83,19 +87,24 @@ def merge_metadata(tables: list[TableInfo], metadata: dict[str, Any]) -> None:
             _add_reference(table, column, target, by_name)
 
 
-def _add_reference(table: TableInfo, column: str, target: str, by_name: dict[str, TableInfo]) -> None:
-    """Append the metadata file's reference ``table.column`` -> ``target`` ("TABLE.COLUMN") when it resolves."""
+def _add_reference(table: TableInfo, column: str, target: str, by_name: dict[str, TableInfo],
+                   origin: str = "metadata") -> None:
+    """Append the reference ``table.column`` -> ``target`` ("TABLE.COLUMN") when it resolves.
+
+    ``origin`` names the file it came from (metadata; reviewed or inferred from the enrichment file); a column
+    that already has a foreign key keeps it.
+    """
     own = table.column(column)
     parent_name, _, key_name = target.rpartition(".")
     parent = by_name.get(parent_name.lower())
     key = parent.column(key_name) if parent is not None else None
     if own is None or parent is None or key is None:
-        log.warning("metadata: %s.%s references %s, which is not in the database; skipped", table.name, column,
-                    target)
+        log.warning("%s: %s.%s references %s, which is not in the database; skipped",
+                    "metadata" if origin == "metadata" else "enrichment file", table.name, column, target)
         return
     if any(own.name in fk.columns for fk in table.foreign_keys):
         return
-    table.foreign_keys.append(ForeignKey([own.name], parent.name, [key.name], origin="metadata"))
+    table.foreign_keys.append(ForeignKey([own.name], parent.name, [key.name], origin=origin))
 
 
 def default_enriched_path(db: Database, state_dir: Path | None = None) -> Path | None:
@@ -121,11 +130,25 @@ def _entry(raw: Any, where: str) -> dict[str, Any] | None:
             "generated": str(raw["generated"]) if raw.get("generated") is not None else None}
 
 
+def _reference(raw: Any, where: str) -> dict[str, Any] | None:
+    """Normalise one join entry to ``{"target", "status", "evidence", "generated"}`` (None when empty)."""
+    if isinstance(raw, str):
+        raw = {"target": raw, "status": "approved"}
+    if not isinstance(raw, dict) or "." not in str(raw.get("target") or ""):
+        return None
+    status = str(raw.get("status") or "pending").strip().lower()
+    if status not in STATUSES:
+        raise ValueError(f"{where}: unknown review status {status!r}; expected one of {STATUSES}")
+    return {"target": str(raw["target"]).strip(), "status": status, "evidence": raw.get("evidence"),
+            "generated": str(raw["generated"]) if raw.get("generated") is not None else None}
+
+
 def load_enriched(path: Path) -> dict[str, Any]:
     """Parse an enrichment file.
 
     The result is ``{"version": 1, "tables": {table: {"description": entry | None, "columns": {column:
-    entry}}}}`` with entries ``{"text", "status", "model", "generated"}``.
+    entry}, "references": {column: join}}}}`` with entries ``{"text", "status", "model", "generated"}`` and joins
+    ``{"target": "TABLE.COLUMN", "status", "evidence", "generated"}``.
 
     Raises:
         FileNotFoundError: ``path`` does not exist.
@@ -139,8 +162,10 @@ def load_enriched(path: Path) -> dict[str, Any]:
         spec = spec if isinstance(spec, dict) else {"description": spec}
         cols: dict[str, Any] = spec["columns"] if isinstance(spec.get("columns"), dict) else {}
         columns = {str(c): e for c, v in cols.items() if (e := _entry(v, f"{path}: {tname}.{c}"))}
+        refs: dict[str, Any] = spec["references"] if isinstance(spec.get("references"), dict) else {}
+        references = {str(c): r for c, v in refs.items() if (r := _reference(v, f"{path}: {tname}.{c}"))}
         tables[str(tname)] = {"description": _entry(spec.get("description"), f"{path}: {tname}"),
-                              "columns": columns}
+                              "columns": columns, "references": references}
     return {"version": VERSION, "tables": tables}
 
 
@@ -158,9 +183,11 @@ def merge_enriched(tables: list[TableInfo], enriched: dict[str, Any], *, use_dra
     Names match case-insensitively; existing comments always win. Approved and edited entries are used,
     pending ones (drafts nobody reviewed yet) only with ``use_drafts`` (the setting ``knowledge.use_drafts``),
     rejected ones never (:func:`usable`). A column filled from a pending entry gets ``drafted=True``.
-    ``table_descriptions=False`` fills column comments only.
+    ``table_descriptions=False`` fills column comments only. Usable ``references`` become foreign keys of
+    columns that have none: ``origin="reviewed"`` when approved, ``"inferred"`` when pending (drafts opted into).
     """
     specs = {name.lower(): spec for name, spec in enriched.get("tables", {}).items()}
+    by_name = {t.name.lower(): t for t in tables}
     for table in tables:
         spec = specs.get(table.name.lower())
         if not spec:
@@ -174,6 +201,21 @@ def merge_enriched(tables: list[TableInfo], enriched: dict[str, Any], *, use_dra
             if not col.comment and entry and usable(entry, use_drafts):
                 col.comment = entry["text"]
                 col.drafted = entry["status"] == "pending"
+        for column, ref in (spec.get("references") or {}).items():
+            if usable(ref, use_drafts):
+                _add_reference(table, column, ref["target"], by_name,
+                               origin="inferred" if ref["status"] == "pending" else "reviewed")
+
+
+def rejected_references(path: Path | None) -> frozenset[tuple[str, str]]:
+    """``(table, column)`` pairs, lower-cased, whose candidate join a reviewer rejected in the enrichment file.
+
+    Empty when ``path`` is None or missing. Raises ValueError for a malformed file (yaml.YAMLError for bad YAML).
+    """
+    if path is None or not Path(path).is_file():
+        return frozenset()
+    return frozenset((t.lower(), c.lower()) for t, spec in load_enriched(Path(path))["tables"].items()
+                     for c, ref in spec.get("references", {}).items() if ref["status"] == "rejected")
 
 
 def dump_enriched(data: dict[str, Any]) -> str:
@@ -194,6 +236,10 @@ def dump_enriched(data: dict[str, Any]) -> str:
         cols = spec.get("columns") or {}
         if cols:
             out["columns"] = {c: entry(cols[c]) for c in sorted(cols, key=lambda n: (n.lower(), n))}
+        refs = spec.get("references") or {}
+        if refs:
+            out["references"] = {c: {k: refs[c].get(k) for k in ("target", "status", "evidence", "generated")}
+                                 for c in sorted(refs, key=lambda n: (n.lower(), n))}
         if out:
             tables[name] = out
     doc = {"version": VERSION, "tables": tables}

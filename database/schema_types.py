@@ -56,9 +56,11 @@ class ForeignKey:
     """A foreign key ``columns`` -> ``ref_table(ref_columns)``; column lists have equal length.
 
     ``origin`` says who stated it: ``declared`` (the database's catalog), ``metadata`` (a ``references`` entry of
-    the metadata file, :func:`database.descriptions.merge_metadata`) or ``inferred`` (found in the data of a
-    database that declares none, :mod:`retrieval.inferred_joins`). Only declared keys are constraints the data
-    is known to satisfy.
+    the metadata file, :func:`database.descriptions.merge_metadata`), ``reviewed`` (a candidate join found in the
+    data and approved in onboarding's review, :func:`database.descriptions.merge_enriched`) or ``inferred``
+    (found in the data and not reviewed: of a database that declares none, :mod:`retrieval.inferred_joins`, or
+    a pending draft used under ``knowledge.use_drafts``). Only declared keys are constraints the data is known to
+    satisfy.
     """
 
     columns: list[str]

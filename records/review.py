@@ -157,6 +157,23 @@ def review_enrichment(path: Path, table: str, column: str | None, status: str, t
     write_atomic(Path(path), dump_enriched(data))
 
 
+def review_reference(path: Path, table: str, column: str, status: str) -> None:
+    """Set the review status of one candidate join (a ``references`` entry) of the enrichment file.
+
+    An approved join is a foreign key at the next indexing; a rejected one is never inferred again
+    (:func:`database.descriptions.merge_enriched`, :func:`database.descriptions.rejected_references`). Written
+    atomically.
+
+    Raises:
+        KeyError: unknown table or column. ValueError: unknown status or a malformed file.
+    """
+    if status not in ("pending", "approved", "rejected"):
+        raise ValueError(f"unknown review status {status!r}")
+    data = load_enriched(Path(path))
+    data["tables"][table]["references"][column]["status"] = status
+    write_atomic(Path(path), dump_enriched(data))
+
+
 def edit_example(store: VectorStore, db: Database, feedback: FeedbackStore, examples_path: Path | None,
                  metadata: dict[str, Any], *, question: str | None = None, sql: str | None = None,
                  delete: bool = False) -> ExamplesReport:
@@ -253,7 +270,9 @@ def review_drafts(items: Sequence[QueueItem], status: str, *, knowledge_path: Pa
     """Approve or reject drafts of the onboarding review queue in bulk, at their sources; returns how many.
 
     Records get ``status`` in the knowledge file (one atomic save, :meth:`KnowledgeBase.set_status`);
-    descriptions through :func:`review_enrichment`; examples drafted from the log in the examples file
+    descriptions through :func:`review_enrichment` and candidate joins through :func:`review_reference`, with the
+    joins an item carries in ``also`` (re-index afterwards: the join graph lives in the index); examples drafted
+    from the log in the examples file
     (:func:`set_example_status`; re-sync the examples index afterwards, :func:`refresh_examples`). Items already
     gone from their file are skipped.
 
@@ -272,10 +291,19 @@ def review_drafts(items: Sequence[QueueItem], status: str, *, knowledge_path: Pa
                 kb, done = kb.set_status(str(item.record_id), new), done + 1
         save_knowledge(knowledge_path, kb)
     for item in items:
-        if item.kind == "description" and enriched_path is not None and item.table is not None:
+        if item.kind in ("description", "join") and enriched_path is not None and item.table is not None:
             try:
-                review_enrichment(enriched_path, item.table, item.column, status)
+                if item.kind == "join":
+                    review_reference(enriched_path, item.table, str(item.column), status)
+                else:
+                    review_enrichment(enriched_path, item.table, item.column, status)
                 done += 1
+            except KeyError:
+                continue
+        for key in item.also if enriched_path is not None else []:  # a join stated by a record: decided with it
+            table, _, column = key.removeprefix("join:").partition(".")
+            try:
+                review_reference(enriched_path, table, column, status)  # type: ignore[arg-type]
             except KeyError:
                 continue
     examples = {str(i.record_id) for i in items if i.kind == "example" and i.record_id}

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm.auto import tqdm
 
-from database.descriptions import default_enriched_path
+from database.descriptions import default_enriched_path, rejected_references
 from database.schema_reader import read_schema
 from retrieval.examples_store import (
     Example,
@@ -162,7 +162,8 @@ def build_indexes(
         value_hints: opaque undocumented columns get their stored values' range or most frequent values as
             comment in the schema documents (:func:`retrieval.opaque_hints.hinted_tables`).
         infer_joins: when the database declares no foreign key, index the joins found in its data as its foreign
-            keys (:func:`retrieval.inferred_joins.with_inferred_joins`).
+            keys (:func:`retrieval.inferred_joins.with_inferred_joins`), except the joins a reviewer rejected in the
+            enrichment file.
 
     Returns:
         An :class:`IndexReport` (use ``report.summary()`` for display).
@@ -193,7 +194,8 @@ def build_indexes(
         shown = hinted_tables(db, tables, sensitive_patterns or ()) if value_hints else tables
         inferred = 0
         if infer_joins:
-            shown, inferred = with_inferred_joins(db, shown)
+            rejected = rejected_references(enriched_path or default_enriched_path(db))
+            shown, inferred = with_inferred_joins(db, shown, rejected)
         sync = sync_tables(store, db.key, db.dialect, shown, sample_rows=sample_rows, bar=bar)
         n_examples = index_examples(store, db.key, good, bar=bar) if replace_examples else 0
     finally:

@@ -171,6 +171,8 @@ def review_section(job: OnboardingJob, deps: AgentDeps) -> None:
                               examples_path=job.examples_path)
         if any(item.kind == "example" for item in chosen):  # approved examples join the index now
             refresh_examples(deps.store, deps.db, services.feedback_store(), job.examples_path)
+        if any(item.kind == "join" or item.also for item in chosen):  # the join graph and the listing live in the index
+            index_with_bar(deps, f"Indexing {deps.db.key}", "Indexing the reviewed joins...")
         for item in chosen:
             st.session_state.pop(f"onb-sel-{item.key}", None)
         st.session_state["onb-done"] = f"{count} drafts {status}."

@@ -193,3 +193,21 @@ def candidate_joins(db: Database, tables: dict[str, dict[str, Any]],
             joins.append({"child": f"{child}.{name}", "parent": f"{parent}.{key}", "declared": False,
                           "containment": round(share, 4), "evidence": "name+values" if named else "values"})
     return joins, checked
+
+
+def best_joins(joins: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+    """The undeclared candidate joins of ``joins``, one per child column, by ``(table, column)``.
+
+    ``joins`` as :func:`candidate_joins` returns them; a column with several candidates keeps the one with name
+    evidence, then the higher containment, then the first parent by name: a column references one table. On the
+    138 spider-wide databases with their keys dropped this keeps 544 of 574 joins found, 494 of them declared
+    keys (precision 0.908 against 0.866; ``benchmarks/results/2026-12-07-reviewed-joins/``).
+    """
+    def rank(join: dict[str, Any]) -> tuple[int, float, str]:
+        return (join["evidence"] != "name+values", -(join.get("containment") or 0.0), join["parent"])
+
+    best: dict[tuple[str, str], dict[str, Any]] = {}
+    for join in sorted((j for j in joins if not j["declared"]), key=rank):
+        table, _, column = join["child"].partition(".")
+        best.setdefault((table, column), join)
+    return best

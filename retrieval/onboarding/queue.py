@@ -18,7 +18,10 @@ from the log scores the mean value of the columns its SQL reads. The description
 says nothing (``c14``, ``t_03``: :func:`knowledge.abbreviations.is_opaque_name`) scores :data:`OPAQUE_FACTOR`
 times its value: it is the only text that tells the model what such a column holds, and the model's drafts of
 them are the least reliable (about half named the right property on the abbreviated wide copies, 2026-11-28),
-so a wrong one misleads as much as a missing one. The queue is
+so a wrong one misleads as much as a missing one. A candidate join (a pending ``references`` entry of the
+enrichment file, :mod:`retrieval.onboarding.join_drafts`) scores the values of its two columns; when a pending
+record states the same join (``A.x = B.y``, mined from the query log) the join is reviewed with that record
+(``also``) instead of appearing twice. The queue is
 sorted by score, highest first, then by key. The step stores the per-name counts ``[W, E, J]``; the queue
 itself is read again from the knowledge, enrichment and examples files whenever it is shown, so reviewed drafts
 drop out of it.
@@ -47,20 +50,23 @@ OPAQUE_FACTOR = 2
 """Multiplier of the score of a description whose table or column name says nothing."""
 
 _NAME = re.compile(r"\b(\w+)\.(\w+)\b")
+_EQUALITY = re.compile(r"^\s*(\w+\.\w+)\s*=\s*(\w+\.\w+)\s*$")
 
 
 @dataclass
 class QueueItem:
     """One pending draft in the review queue.
 
-    ``key`` is ``record:<id>``, ``table:<T>``, ``column:<T>.<C>`` or ``example:<id>``; ``kind`` "record"
-    (knowledge file), "description" (enrichment file) or "example" (examples file; ``record_id`` is the
-    example's id); ``type`` the record type or "table"/"column"/"example"; ``score`` as in the module
-    docstring; ``touches`` the ``TABLE.COLUMN`` (or table) names it was scored on.
+    ``key`` is ``record:<id>``, ``table:<T>``, ``column:<T>.<C>``, ``join:<T>.<C>`` or ``example:<id>``;
+    ``kind`` "record" (knowledge file), "description" or "join" (enrichment file; ``table`` and ``column`` name
+    the entry) or "example" (examples file; ``record_id`` is the example's id); ``type`` the record type or
+    "table"/"column"/"join"/"example"; ``score`` as in the module docstring; ``touches`` the ``TABLE.COLUMN``
+    (or table) names it was scored on; ``also`` the keys of drafts decided with this one (a candidate join
+    stated by the record).
     """
 
     key: str
-    kind: Literal["record", "description", "example"]
+    kind: Literal["record", "description", "join", "example"]
     type: str
     title: str
     text: str
@@ -70,6 +76,7 @@ class QueueItem:
     record_id: str | None = None
     provenance: str = ""
     touches: list[str] = field(default_factory=list)
+    also: list[str] = field(default_factory=list)
 
 
 def value(counts: list[int] | tuple[int, ...] | None) -> int:
@@ -149,6 +156,11 @@ def review_queue(weights: dict[str, dict[str, list[int]]], *, knowledge_path: Pa
     columns = {n.lower(): n for n in weights["columns"]}
     tables = {n.lower(): n for n in weights["tables"]}
     items = []
+    enriched = load_enriched(enriched_path) if enriched_path is not None and enriched_path.is_file() else None
+    pending_joins = {frozenset((f"{t}.{c}".lower(), ref["target"].lower())): f"join:{t}.{c}"
+                     for t, spec in (enriched or {"tables": {}})["tables"].items()
+                     for c, ref in (spec.get("references") or {}).items() if ref["status"] == "pending"}
+    folded: set[str] = set()
     kb = load_knowledge(knowledge_path) if knowledge_path is not None else None
     for record in kb.records if kb is not None else []:
         if record.status != "pending":
@@ -157,10 +169,13 @@ def review_queue(weights: dict[str, dict[str, list[int]]], *, knowledge_path: Pa
         names = touched or [tables[t.lower()] for t in record.tables if t.lower() in tables]
         score = _score(touched, weights["columns"]) if touched else _score(names, weights["tables"])
         text = record.definition + (f" SQL: {record.sql}" if record.sql else "")
+        equality = _EQUALITY.match(record.sql or "")
+        join = pending_joins.get(frozenset(n.lower() for n in equality.groups())) if equality else None
+        folded |= {join} if join else set()
         items.append(QueueItem(key=f"record:{record.id}", kind="record", type=record.type,
                                title=f"{record.type} {record.name}", text=text, score=score,
-                               record_id=record.id, provenance=record.provenance, touches=names))
-    enriched = load_enriched(enriched_path) if enriched_path is not None and enriched_path.is_file() else None
+                               record_id=record.id, provenance=record.provenance, touches=names,
+                               also=[join] if join else []))
     for table, spec in (enriched or {"tables": {}})["tables"].items():
         entries = [(None, spec.get("description"))] + list((spec.get("columns") or {}).items())
         for column, entry in entries:
@@ -175,14 +190,22 @@ def review_queue(weights: dict[str, dict[str, list[int]]], *, knowledge_path: Pa
                                    type="column" if column else "table", title=f"description of {name}",
                                    text=entry["text"], score=score, table=table, column=column,
                                    provenance=str(entry.get("model") or "llm"), touches=[known] if known else []))
+        for column, ref in (spec.get("references") or {}).items():
+            if ref["status"] != "pending" or f"join:{table}.{column}" in folded:
+                continue
+            names = [n for n in (columns.get(f"{table}.{column}".lower()), columns.get(ref["target"].lower())) if n]
+            items.append(QueueItem(key=f"join:{table}.{column}", kind="join", type="join",
+                                   title=f"join {table}.{column} -> {ref['target']}", text=str(ref.get("evidence")
+                                   or "found in the data"), score=_score(names, weights["columns"]), table=table,
+                                   column=column, provenance="profile", touches=names))
     items += example_items(examples_path, columns, weights["columns"], dialect)
     return sorted(items, key=lambda i: (-i.score, i.key))
 
 
 def counts(queue: list[QueueItem]) -> str:
-    """``"N records, M descriptions, K examples"`` of a queue."""
-    kinds = [sum(i.kind == k for i in queue) for k in ("record", "description", "example")]
-    return f"{kinds[0]} records, {kinds[1]} descriptions, {kinds[2]} examples"
+    """``"N records, M descriptions, J joins, K examples"`` of a queue."""
+    kinds = [sum(i.kind == k for i in queue) for k in ("record", "description", "join", "example")]
+    return f"{kinds[0]} records, {kinds[1]} descriptions, {kinds[2]} joins, {kinds[3]} examples"
 
 
 def run_review_queue(run: StepRun) -> StepOutcome:

@@ -26,6 +26,7 @@ from retrieval.onboarding.context import OnboardingJob, StepOutcome, StepRun
 from retrieval.onboarding.dictionary import import_dictionary, read_dictionary
 from retrieval.onboarding.drafts import add_drafts, run_draft_records
 from retrieval.onboarding.examples import run_draft_examples
+from retrieval.onboarding.join_drafts import run_draft_joins
 from retrieval.onboarding.profile import run_profile
 from retrieval.onboarding.queue import run_review_queue
 from retrieval.onboarding.usage import count_references, schema_of
@@ -161,6 +162,9 @@ STEPS: tuple[Step, ...] = (
          needs_model=True, uses=(), run=run_describe, inputs=describe_inputs),
     Step("draft_records", "draft enum records for code-like columns and synonym records for abbreviated names, "
          "pending", needs_model=False, uses=("profile",), run=run_draft_records),
+    Step("draft_joins", "write the candidate joins the profile found (no foreign key declared for them) into the "
+         "enrichment file, pending: approved, each is a foreign key; rejected, never inferred",
+         needs_model=False, uses=("profile",), run=run_draft_joins),
     Step("draft_metrics", "draft metric and rule records with the model, checked, pending", needs_model=True,
          uses=(), run=run_draft_metrics),
     Step("mine_log", "mine the query log (--log) for frequent joins, filters and aggregates, pending records, "
@@ -169,8 +173,8 @@ STEPS: tuple[Step, ...] = (
          "call per statement), appended to the examples file as pending few-shot examples", needs_model=True,
          uses=(), run=run_draft_examples, inputs=draft_examples_inputs),
     Step("review_queue", "order every pending draft by expected value (usage in the log, the examples and joins)",
-         needs_model=False, uses=("profile", "dictionary", "describe", "draft_records", "draft_metrics",
-                                  "mine_log", "draft_examples"),
+         needs_model=False, uses=("profile", "dictionary", "describe", "draft_records", "draft_joins",
+                                  "draft_metrics", "mine_log", "draft_examples"),
          run=run_review_queue, inputs=examples_fingerprint),
 )
 """The steps, in the order they run."""

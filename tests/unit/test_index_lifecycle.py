@@ -221,3 +221,30 @@ def test_metadata_references_stay_and_the_data_supplies_the_other_joins(tmp_path
         db.dispose()
     assert fks["ORD"] == '[["SHIP_CITY", "CUST.CITY"], ["CUST_ID", "CUST.CUST_ID"]]'  # as the team wrote them
     assert fks["PAY"] == '[["ORD_ID", "ORD.ORD_ID"]]' and report.inferred_joins == 1
+
+
+def test_a_rejected_join_is_not_inferred_and_an_approved_one_is_indexed_beside_declared_keys(
+        tmp_path: Path, store: ChromaStore) -> None:
+    bare = _shop(tmp_path / "bare.sqlite", declared=False)
+    (tmp_path / "bare.enriched.yaml").write_text(
+        "version: 1\ntables:\n  ORD:\n    references:\n      CUST_ID: {target: CUST.CUST_ID, status: rejected}\n",
+        encoding="utf-8")
+    keyed = _shop(tmp_path / "keyed.sqlite", declared=True)
+    with sqlite3.connect(tmp_path / "keyed.sqlite") as conn:
+        conn.executescript("CREATE TABLE PAY (PAY_ID INTEGER PRIMARY KEY, ORD_ID INTEGER, PAID REAL);"
+                           "INSERT INTO PAY VALUES (1, 10, 5.0), (2, 11, 7.5);")
+    (tmp_path / "keyed.enriched.yaml").write_text(
+        "version: 1\ntables:\n  PAY:\n    references:\n      ORD_ID: {target: ORD.ORD_ID, status: approved}\n",
+        encoding="utf-8")
+    try:
+        rejected = build_indexes(bare, store, progress=False, profile=True, infer_joins=True)
+        ord_fks = store.get(DESCRIPTION_INDEX, ids=[f"{bare.key}:ORD"])[0].metadata["fks"]
+        approved = build_indexes(keyed, store, progress=False, profile=True, infer_joins=True)
+        pay = store.get(DESCRIPTION_INDEX, ids=[f"{keyed.key}:PAY"])[0]
+        listing = store.get(SCHEMAS_INDEX, ids=[f"{keyed.key}:PAY"])[0].document
+    finally:
+        bare.dispose()
+        keyed.dispose()
+    assert rejected.inferred_joins == 0 and ord_fks == "[]"
+    assert approved.inferred_joins == 0 and pay.metadata["fks"] == '[["ORD_ID", "ORD.ORD_ID"]]'
+    assert "ORD_ID INTEGER REFERENCES ORD (ORD_ID)" in listing

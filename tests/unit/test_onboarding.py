@@ -20,7 +20,8 @@ from retrieval.onboarding import profile as profile_step
 from tests.support.scripted_model import ScriptedChatModel
 from tests.unit.onboarding_fixtures import LOG, bare, make_job, reply  # noqa: F401 (fixture)
 
-NAMES = ["profile", "dictionary", "describe", "draft_records", "draft_metrics", "mine_log", "draft_examples", "review_queue"]
+NAMES = ["profile", "dictionary", "describe", "draft_records", "draft_joins", "draft_metrics", "mine_log", "draft_examples",
+         "review_queue"]
 
 
 def test_the_steps_are_declared_once_in_order() -> None:
@@ -34,10 +35,11 @@ def test_steps_run_in_order_with_progress_and_drafts_are_pending(bare: Settings)
     events: list[Progress] = []
     report = run_onboarding(make_job(bare, events=events))
     assert [(s.name, s.status) for s in report.steps] == [
-        ("profile", "done"), ("dictionary", "skipped"), ("describe", "done"), ("draft_records", "done"), ("draft_metrics", "done"),
-        ("mine_log", "skipped"), ("draft_examples", "skipped"), ("review_queue", "done")]
+        ("profile", "done"), ("dictionary", "skipped"), ("describe", "done"), ("draft_records", "done"),
+        ("draft_joins", "done"), ("draft_metrics", "done"), ("mine_log", "skipped"), ("draft_examples", "skipped"),
+        ("review_queue", "done")]
     starts = [e.step for e in events if e.state == "running" and e.item == 0]
-    assert starts == [1, 2, 3, 4, 5, 6, 7, 8] and all(e.steps == 8 for e in events)
+    assert starts == [1, 2, 3, 4, 5, 6, 7, 8, 9] and all(e.steps == 9 for e in events)
     assert [e.name for e in events if e.state != "running"] == NAMES  # each step ends once, in order
     assert any(e.name == "describe" and e.items == 3 and e.item == 3 for e in events)  # item j of m tables
     describe = report.steps[2]
@@ -51,7 +53,11 @@ def test_steps_run_in_order_with_progress_and_drafts_are_pending(bare: Settings)
     assert enum is not None and enum.columns == ["countries.country_code", "CUST_MSTR.CTRY_CD"]
     assert enum.values == {"BR": "Brazil", "SE": "Sweden", "US": "United States"}  # labels of the lookup table
     assert kb.get("onb.syn.ord_txn.ord_dt").synonyms == ["order date"]  # type: ignore[union-attr]
-    assert report.queue and all(i.kind in ("record", "description") for i in report.queue)
+    assert report.queue and all(i.kind in ("record", "description", "join") for i in report.queue)
+    joins = {i.key: i.text for i in report.queue if i.kind == "join"}  # the undeclared joins, pending review
+    assert joins == {"join:ORD_TXN.CUST_ID": "name and values: 100% of its distinct values found in CUST_MSTR.CUST_ID",
+                     "join:CUST_MSTR.CTRY_CD": "name and values: 100% of its distinct values found in "
+                                               "countries.country_code"}
 
 
 def test_profile_finds_dates_codes_keys_and_undeclared_joins(bare: Settings) -> None:  # noqa: F811
@@ -79,7 +85,7 @@ def test_an_interrupted_run_resumes_after_the_last_finished_step(bare: Settings,
         run_onboarding(make_job(bare, ScriptedChatModel(script=interrupt)))
     job = make_job(bare)
     state = load_state(job.state_path, job.db.key)
-    assert list(state["steps"]) == ["profile", "dictionary", "describe", "draft_records"]  # checkpointed before the crash
+    assert list(state["steps"]) == NAMES[:5]  # checkpointed before the crash
     profiled: list[str] = []
     real = profile_step.profile_table
 
@@ -90,13 +96,13 @@ def test_an_interrupted_run_resumes_after_the_last_finished_step(bare: Settings,
     monkeypatch.setattr(profile_step, "profile_table", counted)
     model = ScriptedChatModel(script=reply)
     report = run_onboarding(make_job(bare, model))
-    assert [s.status for s in report.steps] == ["resumed"] * 4 + ["done", "skipped", "skipped", "done"]
+    assert [s.status for s in report.steps] == ["resumed"] * 5 + ["done", "skipped", "skipped", "done"]
     assert profiled == [] and len(model.prompts) == 1  # only the interrupted step's one call
     again = run_onboarding(make_job(bare, ScriptedChatModel(script=reply)))
     assert {s.status for s in again.steps} == {"resumed"}
     redone = run_onboarding(make_job(bare, ScriptedChatModel(script=reply)), restart=True)
-    assert [s.status for s in redone.steps] == ["done", "skipped", "done", "done", "done", "skipped", "skipped",
-                                                "done"]
+    assert [s.status for s in redone.steps] == ["done", "skipped", "done", "done", "done", "done", "skipped",
+                                                "skipped", "done"]
     assert sorted(profiled) == ["CUST_MSTR", "ORD_TXN", "countries"]
 
 
@@ -163,8 +169,8 @@ def test_the_agent_uses_drafts_only_when_opted_in(bare: Settings) -> None:  # no
 def test_a_new_query_log_redoes_mining_and_the_queue_only(bare: Settings) -> None:  # noqa: F811
     run_onboarding(make_job(bare))
     report = run_onboarding(make_job(bare, log=LOG, log_name="past.sql"))
-    assert [s.status for s in report.steps] == ["resumed"] * 5 + ["done", "skipped", "done"]
-    mined = report.steps[5]
+    assert [s.status for s in report.steps] == ["resumed"] * 6 + ["done", "skipped", "done"]
+    mined = report.steps[6]
     assert mined.items == 4 and "records drafted" in mined.note
     assert [s.status for s in run_onboarding(make_job(bare)).steps][-2:] == ["resumed", "resumed"]  # log kept
     job = make_job(bare)
@@ -180,8 +186,9 @@ def test_a_failing_model_leaves_its_steps_incomplete_until_a_rerun(bare: Setting
     assert status["draft_records"] == "done" and report.steps[2].errors
     again = run_onboarding(make_job(bare))
     assert {s.name: s.status for s in again.steps} == {
-        "profile": "resumed", "dictionary": "resumed", "describe": "done", "draft_records": "resumed", "draft_metrics": "done",
-        "mine_log": "resumed", "draft_examples": "resumed", "review_queue": "done"}
+        "profile": "resumed", "dictionary": "resumed", "describe": "done", "draft_records": "resumed",
+        "draft_joins": "resumed", "draft_metrics": "done", "mine_log": "resumed", "draft_examples": "resumed",
+        "review_queue": "done"}
 
 
 def test_state_file_is_json_and_a_bad_one_starts_over(bare: Settings) -> None:  # noqa: F811

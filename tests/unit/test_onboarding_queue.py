@@ -83,6 +83,9 @@ def test_the_log_and_examples_move_their_columns_up(bare: Settings) -> None:  # 
     report = run_onboarding(job)
     first, second = report.queue[:2]  # the join every joined statement of the log uses, then the orders table
     assert (first.key, first.score) == ("record:mined_join_cust_mstr_cust_id_ord_txn_cust_id", 16.0)
+    assert first.also == ["join:ORD_TXN.CUST_ID"]  # the candidate join the record states is decided with it
+    assert "join:ORD_TXN.CUST_ID" not in {i.key for i in report.queue} and "join:CUST_MSTR.CTRY_CD" in {
+        i.key for i in report.queue}
     assert second.score == value([4, 0, 1]) == 14  # ties are ordered by key
     assert [i.key for i in report.queue if i.score == 14] == ["record:onb.syn.ord_txn", "table:ORD_TXN"]
     weights = usage_weights({"tables": {}, "joins": []}, {}, [], "sqlite")
@@ -101,3 +104,12 @@ def test_descriptions_of_names_that_say_nothing_come_first(tmp_path: Path) -> No
         "c7": {"text": "Probably an amount", "status": "pending"}}}}}))
     queue = review_queue(weights, knowledge_path=None, enriched_path=epath)
     assert [(i.key, i.score) for i in queue] == [("column:CUST.c7", 6.0), ("column:CUST.CUST_NM", 3.0)]
+
+
+def test_approving_a_logged_join_approves_the_candidate_join_it_states(bare: Settings) -> None:  # noqa: F811
+    job = make_job(bare, log=LOG)
+    first = run_onboarding(job).queue[0]
+    assert review_drafts([first], "approved", knowledge_path=job.knowledge_path, enriched_path=job.enriched_path) == 1
+    refs = load_enriched(job.enriched_path)["tables"]["ORD_TXN"]["references"]
+    assert refs["CUST_ID"]["status"] == "approved" and refs["CUST_ID"]["target"] == "CUST_MSTR.CUST_ID"
+    assert "join:ORD_TXN.CUST_ID" not in {i.key for i in current_queue(job)}
