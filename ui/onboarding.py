@@ -38,6 +38,9 @@ from ui.messages import explain
 PAGE = 100
 """At most this many queue items are shown at once (the best ones)."""
 
+SHORTCUTS = {"select all": "Alt+A", "clear": "Alt+N", "approve": "Alt+Y", "reject": "Alt+X"}
+"""Keyboard shortcuts of the review buttons (Streamlit's ``shortcut``; Alt reads Option on a Mac)."""
+
 
 class ProgressBoard:
     """Per-step progress: ``fractions[step]`` (0..1) and ``texts[step]``, redrawn through ``draw(step, f, text)``.
@@ -151,12 +154,14 @@ def review_section(job: OnboardingJob, deps: AgentDeps) -> None:
         return
     shown = queue[:PAGE]
     pick, clear, approve, reject = st.columns(4)
-    if pick.button("Select all shown", key="onb-all"):
+    if pick.button("Select all shown", key="onb-all", shortcut=SHORTCUTS["select all"]):
         st.session_state.update({f"onb-sel-{i.key}": True for i in shown})
-    if clear.button("Clear selection", key="onb-none"):
+    if clear.button("Clear selection", key="onb-none", shortcut=SHORTCUTS["clear"]):
         st.session_state.update({f"onb-sel-{i.key}": False for i in shown})
-    do_approve = approve.button("Approve selected", key="onb-approve", type="primary")
-    do_reject = reject.button("Reject selected", key="onb-reject")
+    do_approve = approve.button("Approve selected", key="onb-approve", type="primary", shortcut=SHORTCUTS["approve"])
+    do_reject = reject.button("Reject selected", key="onb-reject", shortcut=SHORTCUTS["reject"])
+    st.caption("Keys: " + ", ".join(f"{name} {key}" for name, key in SHORTCUTS.items())
+               + ". Edit a description's text in the Review tab, a record's in the Knowledge tab.")
     for item in shown:
         st.checkbox(f"**{item.title}** · score {item.score:.0f} · {item.provenance}", key=f"onb-sel-{item.key}",
                     help=", ".join(item.touches) or None)

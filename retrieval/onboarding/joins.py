@@ -199,9 +199,11 @@ def best_joins(joins: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, A
     """The undeclared candidate joins of ``joins``, one per child column, by ``(table, column)``.
 
     ``joins`` as :func:`candidate_joins` returns them; a column with several candidates keeps the one with name
-    evidence, then the higher containment, then the first parent by name: a column references one table. On the
+    evidence, then the higher containment, then the first parent by name: a reference names one table. On the
     138 spider-wide databases with their keys dropped this keeps 544 of 574 joins found, 494 of them declared
-    keys (precision 0.908 against 0.866; ``benchmarks/results/2026-12-07-reviewed-joins/``).
+    keys (precision 0.908 against 0.866; ``benchmarks/results/2026-12-07-reviewed-joins/``). The review queue
+    shows these; the inference at question time keeps every join with name evidence
+    (:mod:`retrieval.inferred_joins`).
     """
     def rank(join: dict[str, Any]) -> tuple[int, float, str]:
         return (join["evidence"] != "name+values", -(join.get("containment") or 0.0), join["parent"])
