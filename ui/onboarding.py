@@ -17,7 +17,9 @@ import streamlit as st
 
 from agent.context import AgentDeps
 from core.errors import ConfigurationError
+from database.schema_reader import read_schema
 from knowledge.query_log import read_log
+from records.draft_edits import edit_draft, editable_text
 from records.review import refresh_examples, review_drafts
 from retrieval.onboarding import (
     STEPS,
@@ -38,7 +40,7 @@ from ui.messages import explain
 PAGE = 100
 """At most this many queue items are shown at once (the best ones)."""
 
-SHORTCUTS = {"select all": "Alt+A", "clear": "Alt+N", "approve": "Alt+Y", "reject": "Alt+X"}
+SHORTCUTS = {"select all": "Alt+A", "clear": "Alt+N", "approve": "Alt+Y", "reject": "Alt+X", "save edit": "Alt+S"}
 """Keyboard shortcuts of the review buttons (Streamlit's ``shortcut``; Alt reads Option on a Mac)."""
 
 
@@ -160,8 +162,7 @@ def review_section(job: OnboardingJob, deps: AgentDeps) -> None:
         st.session_state.update({f"onb-sel-{i.key}": False for i in shown})
     do_approve = approve.button("Approve selected", key="onb-approve", type="primary", shortcut=SHORTCUTS["approve"])
     do_reject = reject.button("Reject selected", key="onb-reject", shortcut=SHORTCUTS["reject"])
-    st.caption("Keys: " + ", ".join(f"{name} {key}" for name, key in SHORTCUTS.items())
-               + ". Edit a description's text in the Review tab, a record's in the Knowledge tab.")
+    st.caption("Keys: " + ", ".join(f"{name} {key}" for name, key in SHORTCUTS.items()) + ".")
     for item in shown:
         st.checkbox(f"**{item.title}** · score {item.score:.0f} · {item.provenance}", key=f"onb-sel-{item.key}",
                     help=", ".join(item.touches) or None)
@@ -184,3 +185,34 @@ def review_section(job: OnboardingJob, deps: AgentDeps) -> None:
         st.rerun()
     if st.session_state.get("onb-done"):
         st.success(st.session_state.pop("onb-done"))
+    edit_section(job, deps, shown)
+
+
+def edit_section(job: OnboardingJob, deps: AgentDeps, shown: list[QueueItem]) -> None:
+    """Correct one draft of the queue and approve it (:func:`records.draft_edits.edit_draft`)."""
+    with st.expander("Edit one draft (saved as the reviewer's text and approved)"):
+        by_key = {item.key: item for item in shown}
+        key = st.selectbox("Draft", list(by_key), format_func=lambda k: by_key[k].title, key="onb-edit-key")
+        if key is None:
+            return
+        item = by_key[key]
+        text = st.text_area("Text", value=editable_text(item, knowledge_path=job.knowledge_path),
+                            key=f"onb-edit-text-{key}",
+                            help="a join's target as TABLE.COLUMN; an example's question; otherwise the text")
+        if not st.button("Save and approve", key="onb-edit-save", shortcut=SHORTCUTS["save edit"]):
+            return
+        known = [f"{t.name}.{c.name}" for t in read_schema(deps.db, sample_rows=0, use_enriched=False)
+                 for c in t.columns] if item.kind == "join" else None
+        try:
+            note = edit_draft(item, text, knowledge_path=job.knowledge_path, enriched_path=job.enriched_path,
+                              examples_path=job.examples_path, known_columns=known)
+        except (KeyError, ValueError, OSError) as exc:
+            st.error(f"Not saved: {exc}")
+            return
+        if item.kind == "example":
+            refresh_examples(deps.store, deps.db, services.feedback_store(), job.examples_path)
+        if item.kind == "join":
+            index_with_bar(deps, f"Indexing {deps.db.key}", "Indexing the reviewed join...")
+        st.session_state.pop(f"onb-sel-{item.key}", None)
+        st.session_state["onb-done"] = note[:1].upper() + note[1:] + "."
+        st.rerun()

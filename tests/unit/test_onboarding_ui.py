@@ -106,3 +106,24 @@ def test_the_tab_imports_a_data_dictionary_and_refuses_a_bad_one(app_env: Settin
     assert state["steps"]["dictionary"]["status"] == "done" and state["steps"]["dictionary"]["items"] == 1
     enriched = load_enriched(app_env.state_dir.parent / "shop.enriched.yaml")
     assert enriched["tables"]["customers"]["description"]["status"] == "edited"
+
+
+def test_the_tab_edits_one_draft_and_approves_it(app_env: Settings) -> None:  # noqa: F811
+    job = _onboard(app_env)
+    dev = AppTest.from_string(DEVELOPER, default_timeout=60).run()
+    assert not dev.exception, dev.exception
+    keys = _keys(dev)
+    target = next(k.removeprefix("onb-sel-") for k in keys if k.startswith("onb-sel-column:"))
+    dev.selectbox(key="onb-edit-key").set_value(target).run()
+    dev.text_area(key=f"onb-edit-text-{target}").input("  What the reviewer knows  ").run()
+    dev.button(key="onb-edit-save").click().run()
+    assert not dev.exception, dev.exception
+    assert any("saved as edited" in s.value for s in dev.success) and len(_keys(dev)) == len(keys) - 1
+    table, _, column = target.removeprefix("column:").partition(".")
+    entry = load_enriched(job.enriched_path)["tables"][table]["columns"][column]
+    assert (entry["text"], entry["status"]) == ("What the reviewer knows", "edited")
+    other = _keys(dev)[0].removeprefix("onb-sel-")
+    dev.selectbox(key="onb-edit-key").set_value(other).run()
+    dev.text_area(key=f"onb-edit-text-{other}").input("   ").run()
+    dev.button(key="onb-edit-save").click().run()
+    assert any("Not saved: the edited text is empty" in e.value for e in dev.error)
