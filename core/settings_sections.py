@@ -150,6 +150,13 @@ class RetrievalSettings(BaseModel):
         "evidence for numbers; retrieval.inferred_joins) as its foreign keys, so the schema listing, the join graph "
         "and the join-path hints have them. No LLM call; at most 200 read-only overlap statements per indexing run. "
         "A database that declares any foreign key is indexed as declared.")
+    example_joins: bool = Field(
+        False, description="With infer_joins, on a database that declares no foreign key, the joins its few-shot "
+        "examples' SQL states (JOIN ... ON and WHERE equalities between two tables' columns, pointing at the side "
+        "that is a key; retrieval.example_joins) are indexed as foreign keys first, and the data fills the columns "
+        "they leave. Read when the database is indexed (nl2sql index after the examples change). Model-free on the "
+        "key-dropped abbreviated copies (40 other questions as examples): they hold 86.4% of the gold join "
+        "conditions, the data's joins 76.3%, both 92.7%.")
     join_paths: Literal["always", "partial", "never"] = Field(
         "always",
         description="Join-path hints ('A.x = B.y' between the question's best tables) in the generator's message: "

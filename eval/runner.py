@@ -69,15 +69,18 @@ def load_dataset(kind: str, path: str | None, split: Literal["all", "dev", "test
 
 
 def prepare_store(store: VectorStore, settings: Settings, all_items: list[EvalItem], evaluated: list[EvalItem],
-                  *, per_db: int, seed: int, answered: list[EvalItem] | None = None) -> dict[str, int]:
+                  *, per_db: int, seed: int, answered: list[EvalItem] | None = None,
+                  example_joins: bool = True) -> dict[str, int]:
     """Bring each evaluated database's index (tables, values) up to date and make its examples the disjoint split.
 
     The index is synced on every run, not only built once per store: the sync embeds only documents whose
     content changed (:func:`retrieval.indexing.index_database`), so a run whose settings change the documents
     (``retrieval.opaque_value_hints``, ``retrieval.sample_rows``...) is measured on them, not on the documents
     an earlier run with other settings left in a shared ``--chroma`` folder. Its examples are exactly the split of :func:`eval.splits.example_split` over ``evaluated``; with
-    ``answered`` (a subset of it) only the databases of those questions are indexed and given examples. Returns
-    the number of examples per indexed ``db_id``.
+    ``answered`` (a subset of it) only the databases of those questions are indexed and given examples. The
+    examples are indexed first, so that ``retrieval.example_joins`` reads their joins; ``example_joins=False``
+    (a run with a configuration that uses no examples, which shares the index) turns that setting off, so no
+    configuration sees joins from examples it is not given. Returns the number of examples per indexed ``db_id``.
     """
     first = {it.db_id: it for it in evaluated}
     files = {db_id: settings.with_database(it.database_url).resolved_examples_path() for db_id, it in first.items()}
@@ -88,10 +91,13 @@ def prepare_store(store: VectorStore, settings: Settings, all_items: list[EvalIt
         if db_id not in needed:
             continue
         db_settings = settings.with_database(item.database_url)
+        if not example_joins:
+            db_settings = db_settings.model_copy(update={"retrieval": db_settings.retrieval.model_copy(
+                update={"example_joins": False})})
         db = Database.from_settings(db_settings)
-        index_database(db, store, db_settings, progress=False)
         good, _ = prepare_examples(db, split.get(db_id, []), use_drafts=settings.knowledge.use_drafts)
         sync_example_records(store, db.key, good)
+        index_database(db, store, db_settings, progress=False)
         counts[db_id] = len(good)
     return counts
 
@@ -242,7 +248,8 @@ def run_eval(request: EvalRequest, settings: Settings, *,
     wanted = set(request.ids) if request.ids is not None else None
     answered = [it for it in evaluated if it.qid in wanted] if wanted is not None else evaluated
     examples = prepare_store(store, settings, all_items, evaluated, per_db=request.examples_per_db, seed=request.seed,
-                             answered=answered)  # the split is the whole selection's, so records pair with its run
+                             answered=answered,  # the split is the whole selection's, so records pair with its run
+                             example_joins=all(c.use_examples for c in configs))
     evaluated = answered
     names = [c.name for c in configs]
     meta: dict[str, Any] = {"dataset": request.dataset, "split": request.split, "path": request.path, "sample": request.sample, "seed": request.seed,

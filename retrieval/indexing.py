@@ -29,7 +29,7 @@ from retrieval.examples_store import (
 from retrieval.inferred_joins import with_inferred_joins
 from retrieval.manifest import refresh_snapshot, snapshot_id
 from retrieval.opaque_hints import hinted_tables
-from retrieval.store import VectorStore
+from retrieval.store import EXAMPLES_INDEX, VectorStore
 from retrieval.table_sync import BATCH, TableSync, index_tables, sync_tables, verify_tables
 
 if TYPE_CHECKING:
@@ -56,8 +56,9 @@ class IndexReport(TableSync):
         duplicate_examples: examples merged into an equal one; ``snapshot`` / ``previous_snapshot``: index
             snapshot id after / before the build (None when nothing was indexed).
         values: stored values indexed for value retrieval.
-        inferred_joins: foreign keys indexed from the data because the database declares none
-            (:func:`retrieval.inferred_joins.with_inferred_joins`).
+        inferred_joins: foreign keys indexed because the database declares none
+            (:func:`retrieval.inferred_joins.with_inferred_joins`), ``example_joins`` of them read from the
+            examples' SQL (:mod:`retrieval.example_joins`), the others found in the data.
     """
 
     db_key: str = ""
@@ -71,6 +72,7 @@ class IndexReport(TableSync):
     previous_snapshot: str | None = None
     values: int = 0
     inferred_joins: int = 0
+    example_joins: int = 0
 
     @property
     def drift(self) -> bool:
@@ -90,7 +92,9 @@ class IndexReport(TableSync):
         if self.first_build:
             lines.append("  first build of this database")
         if self.inferred_joins:
-            lines.append(f"  no foreign key declared: {self.inferred_joins} joins inferred from the data")
+            found = self.inferred_joins - self.example_joins
+            lines.append(f"  no foreign key declared: {found} joins inferred from the data"
+                         + (f", {self.example_joins} read from the examples" if self.example_joins else ""))
         for label, names in (("added tables", self.added_tables), ("dropped tables", self.dropped_tables),
                              ("changed tables", self.changed_tables)):
             if names and not (self.first_build and label == "added tables"):
@@ -135,6 +139,7 @@ def build_indexes(
     use_drafts: bool = False,
     value_hints: bool = False,
     infer_joins: bool = False,
+    example_joins: bool = False,
 ) -> IndexReport:
     """Index ``db``'s tables (and optionally its few-shot examples) into ``store``, incrementally.
 
@@ -164,6 +169,9 @@ def build_indexes(
         infer_joins: when the database declares no foreign key, index the joins found in its data as its foreign
             keys (:func:`retrieval.inferred_joins.with_inferred_joins`), except the joins a reviewer rejected in the
             enrichment file.
+        example_joins: with ``infer_joins``, the joins the examples' SQL states come first
+            (:mod:`retrieval.example_joins`): the SQL of ``examples`` and ``feedback`` when given, else of the
+            examples already indexed for the database.
 
     Returns:
         An :class:`IndexReport` (use ``report.summary()`` for display).
@@ -192,10 +200,13 @@ def build_indexes(
         bar.total = total
     try:
         shown = hinted_tables(db, tables, sensitive_patterns or ()) if value_hints else tables
-        inferred = 0
+        inferred = from_examples = 0
         if infer_joins:
             rejected = rejected_references(enriched_path or default_enriched_path(db))
-            shown, inferred = with_inferred_joins(db, shown, rejected)
+            stated = ([e.sql for e in good] if replace_examples else indexed_example_sql(store, db.key)) \
+                if example_joins else []
+            shown, inferred = with_inferred_joins(db, shown, rejected, stated)
+            from_examples = sum(fk.origin == "examples" for t in shown for fk in t.foreign_keys)
         sync = sync_tables(store, db.key, db.dialect, shown, sample_rows=sample_rows, bar=bar)
         n_examples = index_examples(store, db.key, good, bar=bar) if replace_examples else 0
     finally:
@@ -222,7 +233,13 @@ def build_indexes(
         previous_snapshot=previous,
         values=n_values,
         inferred_joins=inferred,
+        example_joins=from_examples,
     )
+
+
+def indexed_example_sql(store: VectorStore, db_key: str) -> list[str]:
+    """The SQL of the examples indexed for ``db_key`` (metadata ``sql`` of its example records)."""
+    return [str(h.metadata["sql"]) for h in store.get(EXAMPLES_INDEX, where={"db": db_key}) if h.metadata.get("sql")]
 
 
 def index_database(db: Database, store: VectorStore, settings: Settings, *,
@@ -241,4 +258,4 @@ def index_database(db: Database, store: VectorStore, settings: Settings, *,
                          profile=True, sensitive_patterns=cfg.sensitive_patterns, with_values=True,
                          feedback=feedback, bar=bar, enriched_path=default_enriched_path(db, settings.state_dir),
                          use_drafts=settings.knowledge.use_drafts, value_hints=cfg.opaque_value_hints,
-                         infer_joins=cfg.infer_joins)
+                         infer_joins=cfg.infer_joins, example_joins=cfg.example_joins and cfg.use_examples)

@@ -38,14 +38,15 @@ from collections.abc import Collection, Sequence
 from database.connection import Database
 from database.profiling import attach_profiles
 from database.schema_types import ForeignKey, TableInfo
+from retrieval.example_joins import example_foreign_keys
 from retrieval.onboarding.joins import candidate_joins
 from retrieval.onboarding.profile import ENUM_MAX_CODES, LOW_CARDINALITY, summarise
 
 __all__ = ["inferred_foreign_keys", "with_inferred_joins"]
 
 
-def inferred_foreign_keys(db: Database, tables: Sequence[TableInfo],
-                          rejected: Collection[tuple[str, str]] = ()) -> dict[str, list[ForeignKey]]:
+def inferred_foreign_keys(db: Database, tables: Sequence[TableInfo], rejected: Collection[tuple[str, str]] = (),
+                          example_sql: Sequence[str] = ()) -> dict[str, list[ForeignKey]]:
     """Single-column foreign keys inferred from the data of ``tables``, by child table name.
 
     Tables without a column profile are profiled first, as copies (``tables`` are not changed).
@@ -53,7 +54,9 @@ def inferred_foreign_keys(db: Database, tables: Sequence[TableInfo],
     keys from the metadata file's ``references`` or a review do not stop the inference, and no join is inferred
     for a column they already cover nor for a ``(table, column)`` in ``rejected`` (lower-cased). Read-only
     statements only (the containment checks of :func:`retrieval.onboarding.joins.candidate_joins`, at most its
-    ``MAX_CHECKS``); a check that fails skips its pair.
+    ``MAX_CHECKS``); a check that fails skips its pair. The joins the SQL of ``example_sql`` states
+    (:func:`retrieval.example_joins.example_foreign_keys`, ``origin="examples"``) come first: a query a person
+    wrote or approved is better evidence than the data; the data then fills the columns they leave.
     """
     if not tables or any(fk.origin == "declared" for t in tables for fk in t.foreign_keys):
         return {}
@@ -63,8 +66,14 @@ def inferred_foreign_keys(db: Database, tables: Sequence[TableInfo],
     attach_profiles(db, bare, top_n=ENUM_MAX_CODES, low_cardinality=LOW_CARDINALITY)
     by_name = {t.name: t for t in bare}
     profiled = [by_name.get(t.name, t) for t in tables]
-    joins, _checked = candidate_joins(db, {t.name: summarise(t) for t in profiled})
+    summaries = {t.name: summarise(t) for t in profiled}
     found: dict[str, list[ForeignKey]] = {}
+    for child, keys in example_foreign_keys(example_sql, db.dialect, summaries).items():
+        for fk in keys:
+            if (child.lower(), fk.columns[0].lower()) not in stated:
+                found.setdefault(child, []).append(fk)
+                stated.add((child.lower(), fk.columns[0].lower()))
+    joins, _checked = candidate_joins(db, summaries)
     for join in joins:
         if join["declared"] or join["evidence"] != "name+values":
             continue
@@ -76,16 +85,16 @@ def inferred_foreign_keys(db: Database, tables: Sequence[TableInfo],
     return found
 
 
-def with_inferred_joins(db: Database, tables: Sequence[TableInfo],
-                        rejected: Collection[tuple[str, str]] = ()) -> tuple[list[TableInfo], int]:
+def with_inferred_joins(db: Database, tables: Sequence[TableInfo], rejected: Collection[tuple[str, str]] = (),
+                        example_sql: Sequence[str] = ()) -> tuple[list[TableInfo], int]:
     """Copies of ``tables`` carrying :func:`inferred_foreign_keys`, and how many were added.
 
     For rendering and the indexed join graph only: ``tables`` themselves are not changed. Returns ``tables``
-    unchanged (and 0) when the database declares a foreign key or none can be inferred; ``rejected`` as in
-    :func:`inferred_foreign_keys`. Keys from the metadata
+    unchanged (and 0) when the database declares a foreign key or none can be inferred; ``rejected`` and
+    ``example_sql`` as in :func:`inferred_foreign_keys`. Keys from the metadata
     file come first in each table's list.
     """
-    found = inferred_foreign_keys(db, tables, rejected)
+    found = inferred_foreign_keys(db, tables, rejected, example_sql)
     if not found:
         return list(tables), 0
     out = [dataclasses.replace(t, foreign_keys=[*t.foreign_keys, *found[t.name]]) if t.name in found else t

@@ -18,7 +18,7 @@ from eval.langsmith_upload import upload_run
 from eval.metrics import error_category, paired_bootstrap, soft_f1, sql_category
 from eval.runner import EvalRequest, prepare_store
 from eval.splits import example_split
-from retrieval.store import SCHEMAS_INDEX, ChromaStore
+from retrieval.store import EXAMPLES_INDEX, SCHEMAS_INDEX, ChromaStore
 from tests.support.scripted_model import ScriptedChatModel
 from tests.unit.conftest import SHOP_SQL
 
@@ -271,3 +271,26 @@ def test_each_run_syncs_the_index_with_its_own_settings(spider_dir: Path, shop_s
     prepare_store(store, bare, items, items[:2], per_db=2, seed=1)  # the same store, a setting that changes documents
     second = [h.document for h in store.get(SCHEMAS_INDEX) if h.id.endswith(":customers")]
     assert second and "rows of customers" not in second[0]
+
+
+def test_examples_are_indexed_before_the_tables_and_their_joins_only_for_runs_that_use_them(
+        spider_dir: Path, shop_settings: Settings, tmp_path: Path, embedding_function: Any,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import eval.runner as runner
+
+    store = ChromaStore(tmp_path / "chroma", embedding_function)
+    items = load_spider(spider_dir)
+    seen: list[tuple[bool, int]] = []
+    real = runner.index_database
+
+    def spy(db: Any, store_: Any, settings: Settings, **kw: Any) -> Any:
+        seen.append((settings.retrieval.example_joins, len(store_.get(EXAMPLES_INDEX, where={"db": db.key}))))
+        return real(db, store_, settings, **kw)
+
+    monkeypatch.setattr(runner, "index_database", spy)
+    on = shop_settings.model_copy(update={"retrieval": shop_settings.retrieval.model_copy(
+        update={"example_joins": True})})
+    counts = prepare_store(store, on, items, items[:2], per_db=2, seed=1)
+    prepare_store(store, on, items, items[:2], per_db=2, seed=1, example_joins=False)
+    n = sum(counts.values())
+    assert n > 0 and seen == [(True, n), (False, n)]  # the split was in the store when the tables were indexed
