@@ -57,6 +57,7 @@ def conditions(sql: str) -> list[frozenset[str]]:
 
 
 def pairs(found: dict) -> set[frozenset[str]]:
+    """Every key of ``found`` (child table -> foreign keys) as an unordered pair of lower-case ``table.column``."""
     return {frozenset((f"{t}.{fk.columns[0]}".lower(), f"{fk.ref_table}.{fk.ref_columns[0]}".lower()))
             for t, fks in found.items() for fk in fks}
 
