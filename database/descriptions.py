@@ -117,16 +117,21 @@ def default_enriched_path(db: Database, state_dir: Path | None = None) -> Path |
     return state_dir / f"{db.key}.enriched.yaml" if state_dir is not None else None
 
 
+def _status(raw: dict[str, Any], where: str) -> str:
+    """The entry's review status, lower-cased (pending when absent). Raises ValueError for an unknown one."""
+    status = str(raw.get("status") or "pending").strip().lower()
+    if status not in STATUSES:
+        raise ValueError(f"{where}: unknown review status {status!r}; expected one of {STATUSES}")
+    return status
+
+
 def _entry(raw: Any, where: str) -> dict[str, Any] | None:
     """Normalise one entry to ``{"text", "status", "model", "generated"}`` (None when empty)."""
     if isinstance(raw, str):
         raw = {"text": raw, "status": "edited"}
     if not isinstance(raw, dict) or not str(raw.get("text") or "").strip():
         return None
-    status = str(raw.get("status") or "pending").strip().lower()
-    if status not in STATUSES:
-        raise ValueError(f"{where}: unknown review status {status!r}; expected one of {STATUSES}")
-    return {"text": str(raw["text"]).strip(), "status": status, "model": raw.get("model"),
+    return {"text": str(raw["text"]).strip(), "status": _status(raw, where), "model": raw.get("model"),
             "generated": str(raw["generated"]) if raw.get("generated") is not None else None}
 
 
@@ -136,10 +141,7 @@ def _reference(raw: Any, where: str) -> dict[str, Any] | None:
         raw = {"target": raw, "status": "approved"}
     if not isinstance(raw, dict) or "." not in str(raw.get("target") or ""):
         return None
-    status = str(raw.get("status") or "pending").strip().lower()
-    if status not in STATUSES:
-        raise ValueError(f"{where}: unknown review status {status!r}; expected one of {STATUSES}")
-    return {"target": str(raw["target"]).strip(), "status": status, "evidence": raw.get("evidence"),
+    return {"target": str(raw["target"]).strip(), "status": _status(raw, where), "evidence": raw.get("evidence"),
             "generated": str(raw["generated"]) if raw.get("generated") is not None else None}
 
 

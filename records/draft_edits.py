@@ -11,12 +11,12 @@ has to leave the queue:
   when they are given), status ``approved``;
 - an example drafted from the log (examples file): the new question, status ``approved``.
 
-Every write is atomic; an edit that fails leaves the file as it was.
+Every write is atomic; an edit that fails leaves the file as it was (an example's question and its status are
+two writes: if the second fails, the example keeps its new question and stays pending).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 from pathlib import Path
 
@@ -24,8 +24,7 @@ from pydantic import ValidationError
 
 from database.descriptions import dump_enriched, load_enriched, write_atomic
 from knowledge.files import load_knowledge, save_knowledge
-from records.review import review_enrichment
-from retrieval.examples_store import load_examples_file
+from records.review import edit_examples_file, review_enrichment, set_example_status
 from retrieval.onboarding.queue import QueueItem
 
 __all__ = ["edit_draft", "editable_text"]
@@ -92,24 +91,9 @@ def edit_draft(item: QueueItem, text: str, *, knowledge_path: Path | None, enric
         save_knowledge(knowledge_path, kb.upsert(edited))
         return f"record {record.id} saved and approved"
     if item.kind == "example" and examples_path is not None and item.record_id:
-        _edit_example_question(examples_path, str(item.record_id), text)
+        if not edit_examples_file(examples_path, editable_text(item, knowledge_path=None), item.text,
+                                  new_question=text):
+            raise KeyError(f"no example {item.record_id!r}")
+        set_example_status(examples_path, {str(item.record_id)}, "approved")
         return f"example {item.record_id} saved and approved"
     raise ValueError(f"{item.key} cannot be edited here: its file is not configured")
-
-
-def _edit_example_question(path: Path, example_id: str, question: str) -> None:
-    """Set the question of the example ``example_id`` in the examples file and approve it (one atomic write)."""
-    load_examples_file(path)  # validates the whole file first
-    lines, found = [], False
-    for line in path.read_text(encoding="utf-8").splitlines():
-        stripped = line.strip()
-        if stripped and not stripped.startswith("#"):
-            obj = json.loads(stripped)
-            if str(obj.get("id") or "") == example_id:
-                obj.update(question=question, status="approved")
-                found = True
-                line = json.dumps(obj, ensure_ascii=False)
-        lines.append(line)
-    if not found:
-        raise KeyError(f"no example {example_id!r}")
-    write_atomic(path, "\n".join(lines) + "\n")
