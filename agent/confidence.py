@@ -19,7 +19,11 @@ the gold queries of the development sets order such columns the same way), or an
 abbreviated wide copies (2026-12-05, recorded runs) verified answers of the first kind were right 6 times in 8;
 holding back the second kind as well took the verified answers of four runs (409 answers, one of them on
 questions the signal was not designed on) from 52 right in 61 to 37 in 37
-(``benchmarks/results/2026-12-05-unread-terms/``).
+(``benchmarks/results/2026-12-05-unread-terms/``). A join on a link no stated foreign key makes, on a database that
+states some (tools.join_links), is a feature (``unstated_joins``) and a reason, with weight 0 and no cap: capping
+such answers at likely would have removed 18 verified answers, 17 of them right, and a refit that weighs it
+(-1.33) gained +0.002 AUROC [-0.003, +0.008] on 6,011 recorded answers but took Spider dev 200's verified answers
+from 89.1% to 85.8% right (``benchmarks/results/2026-12-07-unstated-joins/``).
 
 Only answers get a confidence: an ``error`` outcome, a clarification, a follow-up question or a refusal has
 none (:func:`assess` returns None), since there is no result to be right or wrong.
@@ -56,7 +60,7 @@ LONG_RESULT = 20
 FEATURES = ("agreement", "ran", "all_agreed", "majority", "no_majority", "single_ran", "failed", "rescued",
             "repaired", "verifier_needed", "verifier_repaired", "judge_called", "judge_score", "empty",
             "degenerate", "rows_log", "rewrites", "term_checks", "approved", "plan_fallback", "joins", "set_ops",
-            "subqueries", "guessed_columns", "unread_terms", "text_order", "repeated_output")
+            "subqueries", "guessed_columns", "unread_terms", "text_order", "repeated_output", "unstated_joins")
 """Names of :func:`confidence_features`, in a fixed order."""
 
 
@@ -142,7 +146,7 @@ def repeated_output(sql: str | None, dialect: str = "sqlite") -> list[str]:
 
 _READ = ("sql", "pred_sql", "status", "kind", "agreement", "candidates", "judge", "judge_called", "verifier",
          "verifier_needed", "verifier_repaired", "usage", "rows", "term_checks", "plan_source", "confidence",
-         "guessed_columns", "unread_terms", "unread_columns", "text_order")
+         "guessed_columns", "unread_terms", "unread_columns", "text_order", "unstated_joins", "keys_stated")
 """The keys (outcome fields, record keys) the features read."""
 
 
@@ -172,7 +176,8 @@ def confidence_features(source: Mapping[str, Any] | BaseModel) -> dict[str, floa
     ``judge_called`` is a judge call among the LLM calls (``usage``). A record without a stored
     ``confidence`` (written before it existed) has 0 for the signals only an outcome holds (``judge_score``,
     ``degenerate``, ``term_checks``), and one written before 2026-12-05 has 0 ``guessed_columns`` and
-    ``unread_terms``. Counts are
+    ``unread_terms``, one written before 2026-12-08 0 ``unstated_joins`` (the links no stated key joins, counted
+    only when ``keys_stated``). Counts are
     plain numbers, the rest 0/1 except ``agreement`` (0..1) and ``judge_score`` (the judge's best score, 0..1;
     0 without a judge call). The chosen candidate is the first that ran with the answer's SQL (its strategy and
     fired rewrite steps count); ``ran`` counts the candidates with status ok or empty, ``failed`` those with
@@ -219,6 +224,7 @@ def confidence_features(source: Mapping[str, Any] | BaseModel) -> dict[str, floa
         "unread_terms": float(len(data.get("unread_terms") or [])),
         "text_order": float(len(data.get("text_order") or [])),
         "repeated_output": float(len(repeated_output(sql))),
+        "unstated_joins": float(len(data.get("unstated_joins") or []) if data.get("keys_stated") else 0),
     }
     stored = (data.get("confidence") or {}).get("features") if record else None
     if stored:
@@ -286,6 +292,10 @@ def reasons(features: Mapping[str, float]) -> list[str]:
                    "nothing: it may have missed what was asked")
     if features.get("text_order"):
         out.append("the SQL orders or compares a column that stores numbers or dates as text, alphabetically")
+    unstated = int(features.get("unstated_joins", 0))
+    if unstated:
+        out.append(f"the SQL joins on {_plural(unstated, 'link', 'links')} no foreign key of the database states: "
+                   "the link was assumed")
     if features.get("repeated_output"):
         out.append("the answer shows the same column twice: the question may ask for two different things")
     joins = int(features.get("joins", 0))

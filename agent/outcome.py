@@ -13,6 +13,7 @@ from agent.confidence import Confidence, assess
 from agent.state import AgentState
 from knowledge.lookup import cited
 from knowledge.records import KnowledgeRecord
+from tools.join_links import UnstatedJoins
 from tools.opaque_reads import UnreadTerms
 from tools.sql_account import describe_sql
 
@@ -84,6 +85,14 @@ class Outcome(BaseModel):
         default_factory=list, description="Columns the executed SQL orders, takes the MIN/MAX of or compares with "
         "<, > while they store numbers or dates as text, one line each: the order is alphabetical ('9' after '10', "
         "'8/21/2015' after '12/1/2014'), not the values' own (tools.text_order.text_order_notes).")
+    unstated_joins: list[str] = Field(
+        default_factory=list, description="Joins of the executed SQL that follow a link no foreign key states "
+        "(declared, in the metadata file or approved in review), one ``A.x = B.y`` each: the link was assumed "
+        "(tools.join_links.unstated_joins).")
+    keys_stated: bool = Field(
+        False, description="True when there are :attr:`unstated_joins` and the database states at least one "
+        "foreign key; on a database that states none every join is assumed, and the confidence does not count "
+        "them.")
     definitions: list[str] = Field(
         default_factory=list,
         description="Names of the business definitions (knowledge records) shown to the generator that the SQL "
@@ -143,13 +152,13 @@ class Outcome(BaseModel):
                    thread_id: str | None, run_id: str, dialect: str = "",
                    descriptions: Mapping[str, str] | None = None, guessed: list[str] | None = None,
                    unread: UnreadTerms | None = None, ranges: list[str] | None = None,
-                   text_order: list[str] | None = None) -> Outcome:
+                   text_order: list[str] | None = None, unstated: UnstatedJoins | None = None) -> Outcome:
         """The outcome of a finished graph run (``final`` is its last state); see :func:`agent.runner.ask`.
 
         ``dialect`` (sqlglot name of the database's SQL) and ``descriptions`` (short table descriptions by
         table name) are for the :attr:`account` of the executed SQL; ``guessed`` is :attr:`guessed_columns`,
         ``unread`` gives :attr:`unread_terms` and :attr:`unread_columns`, ``ranges`` is :attr:`range_conflicts`,
-        ``text_order`` is :attr:`text_order`.
+        ``text_order`` is :attr:`text_order`, ``unstated`` gives :attr:`unstated_joins` and :attr:`keys_stated`.
         """
         answer = final.get("answer")
         if answer is None:
@@ -171,6 +180,8 @@ class Outcome(BaseModel):
             unread_columns=list(unread.columns) if unread and answer.status != "error" else [],
             range_conflicts=list(ranges or []) if answer.status != "error" else [],
             text_order=list(text_order or []) if answer.status != "error" else [],
+            unstated_joins=unstated.lines() if unstated and answer.status != "error" else [],
+            keys_stated=bool(unstated and unstated.states_keys and answer.status != "error"),
             account=_account(final, answer.sql, dialect, descriptions) if answer.status != "error" else [],
             llm_calls=len(usage),
             prompt_tokens=sum(u.get("prompt_tokens", 0) for u in usage),

@@ -25,6 +25,7 @@ from retrieval.store import ChromaStore, VectorStore
 from retrieval.store_factory import open_store as open_settings_store
 from tools.audit import audit_scope
 from tools.example_glossary import guessed_without_examples
+from tools.join_links import unstated_joins
 from tools.number_ranges import range_conflicts
 from tools.opaque_reads import unread_terms
 from tools.registry import default_registry
@@ -158,7 +159,8 @@ def ask(
                               unread=unread_terms(deps.db, deps.settings.knowledge.use_drafts, question, sql)
                               if sql else None,
                               ranges=answer_range_conflicts(deps, sql),
-                              text_order=text_order_notes(deps.db, sql) if sql else None)
+                              text_order=text_order_notes(deps.db, sql) if sql else None,
+                              unstated=unstated_joins(deps.db, sql) if sql else None)
 
 
 def answer_range_conflicts(deps: AgentDeps, sql: str | None) -> list[str]:

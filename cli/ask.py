@@ -75,5 +75,7 @@ def print_outcome(out: Outcome) -> None:
         print(f"Outside the stored values: {line}")
     for line in out.text_order:
         print(f"Ordered as text: {line}")
+    if out.unstated_joins:
+        print(f"Joined on links no foreign key states: {'; '.join(out.unstated_joins)}")
     print(f"\n[{out.status}; {out.latency_s} s; {out.llm_calls} LLM calls; "
           f"{out.prompt_tokens}+{out.completion_tokens} tokens ({out.cached_tokens} cached); plan: {out.plan_source}]")

@@ -70,14 +70,15 @@ def build_server(settings: Settings, deps_factory: DepsFactory | None = None) ->
                              "its kind (answer, clarify, follow_up, refuse), the SQL, what it computed in words "
                              "(account), how far to trust it (confidence: score, level verified, likely or "
                              "unsure, reasons), the columns whose names say nothing that it read by guess or left "
-                             "unread for a question word no readable column names, and the rows.")
+                             "unread for a question word no readable column names, the joins on links no "
+                             "foreign key states, and the rows.")
     def ask_question(question: str, database: str | None = None) -> dict[str, Any]:
         out = ask(deps_for(database), question)
         return {"answer": out.answer, "kind": out.kind, "status": out.status, "sql": out.sql,
                 "account": out.account, "confidence": out.confidence.model_dump() if out.confidence else None,
                 "guessed_columns": out.guessed_columns, "unread_terms": out.unread_terms,
                 "unread_columns": out.unread_columns, "range_conflicts": out.range_conflicts,
-                "text_order": out.text_order,
+                "text_order": out.text_order, "unstated_joins": out.unstated_joins,
                 "columns": out.columns, "rows": [[_cell(v) for v in r] for r in out.rows[:MAX_ROWS]],
                 "row_count": out.total_rows, "readings": out.readings, "missing": out.missing}
 

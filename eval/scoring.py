@@ -82,6 +82,7 @@ def run_keys(outcome: Outcome, settings: Settings) -> dict[str, Any]:
         "guessed_columns": outcome.guessed_columns,
         "unread_terms": outcome.unread_terms, "unread_columns": outcome.unread_columns,
         "range_conflicts": outcome.range_conflicts, "text_order": outcome.text_order,
+        "unstated_joins": outcome.unstated_joins, "keys_stated": outcome.keys_stated,
         **confidence_keys(outcome),
         "verifier_needed": bool((outcome.verifier or {}).get("needed")),
         "verifier_repaired": bool((outcome.verifier or {}).get("repaired")),

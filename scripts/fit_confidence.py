@@ -40,6 +40,7 @@ from agent.confidence import (  # noqa: E402
     load_model,
 )
 from database.connection import Database  # noqa: E402
+from tools.join_links import unstated_joins  # noqa: E402
 from tools.opaque_reads import guessed_columns, unread_terms  # noqa: E402
 
 C_GRID = (0.03, 0.1, 0.3, 1.0, 3.0)
@@ -51,12 +52,13 @@ too rare to fit (numbers ordered as text, a column shown twice)."""
 
 
 def opaque_signals(rec: dict[str, Any], roots: list[Path], dbs: dict[str, Any]) -> dict[str, Any]:
-    """``rec`` with ``guessed_columns`` and ``unread_terms`` computed when it lacks them (written before 2026-12-05).
+    """``rec`` with ``guessed_columns`` and ``unread_terms`` computed when it lacks them (written before 2026-12-05),
+    and ``unstated_joins`` / ``keys_stated`` (tools.join_links; written before 2026-12-08).
 
     The database is the first ``ROOT/database/<db_id>/*.sqlite`` of ``roots`` (Spider layout); without one the
     record is returned as it is. ``dbs`` caches the opened databases by ``db_id``.
     """
-    if "unread_terms" in rec or not roots or not rec.get("pred_sql"):
+    if ("unread_terms" in rec and "keys_stated" in rec) or not roots or not rec.get("pred_sql"):
         return rec
     db_id = str(rec.get("db_id") or "")
     if db_id not in dbs:
@@ -65,9 +67,16 @@ def opaque_signals(rec: dict[str, Any], roots: list[Path], dbs: dict[str, Any]) 
     db = dbs[db_id]
     if db is None:
         return rec
-    unread = unread_terms(db, False, str(rec.get("question") or ""), rec["pred_sql"])
-    return {**rec, "guessed_columns": rec.get("guessed_columns") or guessed_columns(db, False, rec["pred_sql"]),
-            "unread_terms": list(unread.terms) if unread else []}
+    out = dict(rec)
+    if "unread_terms" not in rec:
+        unread = unread_terms(db, False, str(rec.get("question") or ""), rec["pred_sql"])
+        out |= {"guessed_columns": rec.get("guessed_columns") or guessed_columns(db, False, rec["pred_sql"]),
+                "unread_terms": list(unread.terms) if unread else []}
+    if "keys_stated" not in rec:
+        unstated = unstated_joins(db, rec["pred_sql"])
+        out |= {"unstated_joins": unstated.lines() if unstated else [],
+                "keys_stated": bool(unstated and unstated.states_keys)}
+    return out
 
 
 def load_records(paths: list[Path], roots: list[Path] | None = None) -> list[dict[str, Any]]:

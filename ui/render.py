@@ -125,6 +125,12 @@ def confidence_badge(out: Outcome) -> None:
                    + ". Such a filter keeps every row or none; check that the number belongs to that column.")
     for line in out.text_order:
         st.caption("Ordered as text: " + plain_markdown(line) + ".")
+    if out.unstated_joins:
+        st.caption("Joined on " + ("links" if len(out.unstated_joins) > 1 else "a link")
+                   + " no foreign key of the database states: "
+                   + ", ".join(f"`{line}`" for line in out.unstated_joins)
+                   + ". Check that these columns mean the same thing; a join approved in the developer panel's "
+                   "Onboarding review, or a `references` entry of the metadata file, becomes a stated key.")
 
 
 def other_readings(out: Outcome, limit: int = 2) -> list[str]:

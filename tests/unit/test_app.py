@@ -327,6 +327,27 @@ def test_numbers_stored_as_text_are_named_under_the_answer() -> None:
     assert any(c.value.startswith("Ordered as text: wrestler.days") for c in at.caption)
 
 
+def _unstated_join_script() -> None:
+    from agent.confidence import assess
+    from agent.outcome import Outcome
+    from ui.render import confidence_badge
+
+    out = Outcome(answer="Ann.", status="ok", sql="SELECT PPL.NM FROM PPL JOIN GYMNST ON PPL.NM = GYMNST.c3",
+                  columns=["NM"], rows=[["Ann"]], unstated_joins=["PPL.NM = GYMNST.c3"], keys_stated=True,
+                  candidates=[{"strategy": "direct", "status": "ok", "sql": "SELECT 1", "row_count": 1}],
+                  agreement=1.0)
+    out.confidence = assess(out)
+    confidence_badge(out)
+
+
+def test_a_join_on_a_link_no_key_states_is_named_under_the_answer() -> None:
+    at = AppTest.from_function(_unstated_join_script, default_timeout=30).run()
+    assert not at.exception, at.exception
+    assert any(c.value.startswith("Joined on a link no foreign key of the database states: `PPL.NM = GYMNST.c3`")
+               for c in at.caption), [c.value for c in at.caption]
+    assert any("1 link no foreign key of the database states" in c.value for c in at.caption)
+
+
 def test_a_database_without_an_index_is_indexed_on_its_first_visit(
         monkeypatch: pytest.MonkeyPatch, shop_settings: Settings, embedding_function: OfflineMiniLM) -> None:
     from retrieval.hybrid import load_catalog

@@ -78,3 +78,11 @@ def test_numbers_stored_as_text_are_printed(capsys: pytest.CaptureFixture[str]) 
                   columns=["name"], rows=[["Ann"]], text_order=[line])
     print_outcome(out)
     assert f"Ordered as text: {line}" in capsys.readouterr().out
+
+
+def test_joins_on_links_no_key_states_are_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    out = Outcome(question="q", answer="Ann.", status="ok",
+                  sql="SELECT PPL.NM FROM PPL JOIN GYMNST ON PPL.NM = GYMNST.c3", columns=["NM"], rows=[["Ann"]],
+                  unstated_joins=["PPL.NM = GYMNST.c3"], keys_stated=True)
+    print_outcome(out)
+    assert "Joined on links no foreign key states: PPL.NM = GYMNST.c3" in capsys.readouterr().out

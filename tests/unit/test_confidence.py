@@ -282,8 +282,11 @@ def test_fit_script_computes_the_opaque_column_signals_of_older_records(tmp_path
     assert guessed["guessed_columns"] == ["PROD.c2"] and guessed["unread_terms"] == []
     assert script.opaque_signals(older, [], {}) is older  # no databases given: left as recorded
     assert script.opaque_signals({**older, "db_id": "elsewhere"}, [tmp_path], {}) == {**older, "db_id": "elsewhere"}
-    newer = {**older, "unread_terms": []}
+    newer = {**older, "unread_terms": [], "keys_stated": False}
     assert script.opaque_signals(newer, [tmp_path], {}) is newer  # recorded with the signals: kept
+    joined = script.opaque_signals({**older, "unread_terms": [], "pred_sql": "SELECT 1 FROM PROD a JOIN PROD b "
+                                    "ON a.PROD_ID = b.PROD_ID"}, [tmp_path], {})
+    assert joined["unstated_joins"] == [] and joined["keys_stated"] is False  # a self-join links no two tables
 
 
 def test_numbers_ordered_as_text_hold_back_a_verified_answer() -> None:
