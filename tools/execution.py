@@ -11,6 +11,7 @@ from database.results import QueryResult
 from rewrites.simplify import complexity
 from tools.audit import run_audited
 from tools.base import Tool, ToolCall, ToolContext, ToolResult, run_concurrently
+from tools.join_links import assumed_candidates
 from tools.number_ranges import out_of_range_candidates
 
 PREVIEW_ROWS = 10
@@ -120,12 +121,24 @@ def pick_majority(outcomes: list[dict[str, Any]], dialect: str = "sqlite") -> in
     return None
 
 
-def select_candidate(ctx: ToolContext, outcomes: list[dict[str, Any]]) -> tuple[int | None, list[int]]:
-    """The selected candidate's index (:func:`pick_majority`) and the candidates left out of the vote.
+def strict_majority(outcomes: list[dict[str, Any]]) -> bool:
+    """True when one result holds more than half of the outcomes with status ``ok`` (False when none has it)."""
+    sizes: dict[str, int] = {}
+    for o in outcomes:
+        if o["status"] == "ok":
+            sizes[o["signature"]] = sizes.get(o["signature"], 0) + 1
+    return bool(sizes) and 2 * max(sizes.values()) > sum(sizes.values())
+
+
+def select_candidate(ctx: ToolContext, outcomes: list[dict[str, Any]]) -> tuple[int | None, list[int], list[int]]:
+    """The selected candidate's index (:func:`pick_majority`) and the candidates left out of the vote, by reason.
 
     With ``generation.range_check``, candidates whose numeric conditions the stored values argue against
-    (:func:`tools.number_ranges.out_of_range_candidates`) do not vote while another candidate that ran is left;
-    the second item lists them (sorted; [] when none). None when nothing ran.
+    (:func:`tools.number_ranges.out_of_range_candidates`) do not vote while another candidate that ran is left
+    (the second item, sorted). Then, with ``generation.stated_joins_vote`` and no result holding more than half
+    of the remaining candidates that returned rows, candidates that join on a link no stated key makes
+    (:func:`tools.join_links.assumed_candidates`) do not vote while one that does not returned rows (the third
+    item). None when nothing ran; both lists are [] when nobody was left out.
     """
     left_out: set[int] = set()
     if ctx.settings.generation.range_check:
@@ -134,10 +147,18 @@ def select_candidate(ctx: ToolContext, outcomes: list[dict[str, Any]]) -> tuple[
         except Exception:  # noqa: BLE001 - a failing check must not lose the answer
             left_out = set()
     voters = [o for o in outcomes if o["index"] not in left_out]
-    chosen = pick_majority(voters, ctx.db.dialect) if left_out else None
-    if chosen is None:
-        return pick_majority(outcomes, ctx.db.dialect), []
-    return chosen, sorted(left_out)
+    if left_out and pick_majority(voters, ctx.db.dialect) is None:
+        left_out, voters = set(), outcomes
+    assumed: set[int] = set()
+    if ctx.settings.generation.stated_joins_vote and not strict_majority(voters):
+        try:
+            assumed = assumed_candidates(ctx.db, voters)
+        except Exception:  # noqa: BLE001 - a failing check must not lose the answer
+            assumed = set()
+        if not any(o["status"] == "ok" and o["index"] not in assumed for o in voters):
+            assumed = set()
+    chosen = pick_majority([o for o in voters if o["index"] not in assumed], ctx.db.dialect)
+    return chosen, sorted(left_out), sorted(assumed)
 
 
 def failure_value(outcomes: list[dict[str, Any]], carry: dict[str, Any]) -> dict[str, Any]:
@@ -182,13 +203,13 @@ class ExecuteSQLTool(Tool[ExecuteSQLArgs]):
     def run(self, args: ExecuteSQLArgs, ctx: ToolContext) -> ToolResult:
         """Execute, group by result and select the majority result."""
         outcomes, results = execute_candidates(ctx, args.candidates, True)
-        chosen, left_out = select_candidate(ctx, outcomes)
+        chosen, left_out, assumed = select_candidate(ctx, outcomes)
         if chosen is None:
             error = "; ".join(f"candidate {o['index']}: {o['error']}" for o in outcomes)
             return ToolResult(ok=False, kind="error", text=f"ERROR: {error}", error=error,
                               value=failure_value(outcomes, args.carry))
         value = selection_value(outcomes, results, chosen, args.carry, ctx.db.dialect)
-        return rows_result({**value, "range_left_out": left_out}, results[chosen])
+        return rows_result({**value, "range_left_out": left_out, "assumed_left_out": assumed}, results[chosen])
 
 
 def preview_text(value: dict[str, Any]) -> str:

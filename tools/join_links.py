@@ -32,7 +32,8 @@ from database.connection import Database
 from database.schema_types import TableInfo
 from tools.opaque_columns import documented_tables
 
-__all__ = ["STATED", "JoinLink", "UnstatedJoins", "join_links", "stated_links", "unstated_joins"]
+__all__ = ["STATED", "JoinLink", "UnstatedJoins", "assumed_candidates", "join_links", "stated_links",
+           "unstated_joins"]
 
 STATED = frozenset({"declared", "metadata", "reviewed"})
 """Foreign-key origins a person or the database stated (see :class:`database.schema_types.ForeignKey`)."""
@@ -136,3 +137,18 @@ def unstated_joins(db: Database, sql: str) -> UnstatedJoins | None:
     stated = stated_links(tables)
     links = tuple(link for link in join_links(sql, db.dialect, columns) if link.key() not in stated)
     return UnstatedJoins(links, bool(stated)) if links else None
+
+
+def assumed_candidates(db: Database, outcomes: Iterable[Mapping[str, object]]) -> set[int]:
+    """``index`` of each outcome with status ``ok`` whose SQL joins on a link no stated key of ``db`` makes.
+
+    ``outcomes`` are execution outcomes (:func:`tools.execution.execute_candidates`). Empty on a database that
+    states no key (every join there is assumed alike) and when the schema cannot be read.
+    """
+    found: set[int] = set()
+    for o in outcomes:
+        if o.get("status") == "ok" and o.get("sql"):
+            unstated = unstated_joins(db, str(o["sql"]))
+            if unstated is not None and unstated.states_keys:
+                found.add(int(str(o["index"])))
+    return found

@@ -116,9 +116,9 @@ class VerifySQLTool(Tool[VerifyArgs]):
                 next_index += 1
                 continue
             carry: dict[str, Any] = {k: value[k] for k in ("system", "context", "question") if k in value}
-            picked, left_out = select_candidate(ctx, outcomes)
+            picked, left_out, assumed = select_candidate(ctx, outcomes)
             new_value = {**selection_value(outcomes, results, picked or mine["index"], carry, ctx.db.dialect),
-                         "range_left_out": left_out}
+                         "range_left_out": left_out, "assumed_left_out": assumed}
             rerun = {o["index"] for o in outcomes}  # keep the failed/empty originals in the record too
             new_value["outcomes"] = sorted([*(o for o in value.get("outcomes", []) if o["index"] not in rerun),
                                             *outcomes], key=lambda o: o["index"])

@@ -110,3 +110,42 @@ def test_the_count_is_a_feature_and_a_reason_of_the_confidence() -> None:
                                                         zip(model.features, model.coefficients, strict=True)]})
     demoted = assess(Outcome(**base, unstated_joins=["PPL.NM = CST.NM"], keys_stated=True), weighed)
     assert demoted is not None and demoted.score < assumed.score  # a refit's weight reaches the score
+
+
+VOTE_SCHEMA = """CREATE TABLE PPL (PPL_ID INTEGER PRIMARY KEY, NM TEXT);
+CREATE TABLE GYMNST (GYMNST_ID INTEGER PRIMARY KEY REFERENCES PPL(PPL_ID), c3 TEXT, PTS REAL);
+INSERT INTO PPL VALUES (1, 'Ann'), (2, 'Bo'), (3, 'Cy');
+INSERT INTO GYMNST VALUES (1, 'Bo', 9.5), (2, 'Ann', 8.0);"""
+STATED_SQL = "SELECT p.NM FROM PPL p JOIN GYMNST g ON p.PPL_ID = g.GYMNST_ID WHERE g.PTS > 9"
+ASSUMED_SQL = "SELECT p.NM FROM PPL p JOIN GYMNST g ON p.NM = g.c3 WHERE g.PTS > 9"
+
+
+def _vote(tmp_path: Path, sqls: list[str], **switches: bool) -> dict[str, object]:
+    from tests.support.scripted_model import ScriptedChatModel
+    from tests.support.sqlite_case import generator_ctx, sqlite_settings
+    from tools.execution import ExecuteSQLArgs, ExecuteSQLTool
+
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    settings = sqlite_settings(tmp_path, VOTE_SCHEMA, "gym")
+    settings = settings.model_copy(update={"generation": settings.generation.model_copy(update=switches)})
+    cands = [{"index": i, "strategy": "direct", "sql": sql} for i, sql in enumerate(sqls, 1)]
+    res = ExecuteSQLTool().run(ExecuteSQLArgs(candidates=cands), generator_ctx(settings, ScriptedChatModel(replies=["x"])))
+    assert res.ok
+    return res.value
+
+
+def test_without_a_majority_a_candidate_joining_on_a_stated_key_wins_the_vote(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(opaque_columns, "_TABLES", {})
+    value = _vote(tmp_path, [ASSUMED_SQL, STATED_SQL])  # a tie: the earliest would win
+    assert value["selected"] == 2 and value["assumed_left_out"] == [1]
+    off = _vote(tmp_path / "off", [ASSUMED_SQL, STATED_SQL], stated_joins_vote=False)
+    assert off["selected"] == 1 and off["assumed_left_out"] == []
+
+
+def test_a_majority_or_no_stated_rival_keeps_the_plain_vote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(opaque_columns, "_TABLES", {})
+    majority = _vote(tmp_path, [ASSUMED_SQL, ASSUMED_SQL + " ORDER BY 1", STATED_SQL])
+    assert majority["selected"] in (1, 2) and majority["assumed_left_out"] == []
+    alone = _vote(tmp_path / "alone", [ASSUMED_SQL, "SELECT NM FROM PPL WHERE NM = 'Zed'"])  # the rival is empty
+    assert alone["selected"] == 1 and alone["assumed_left_out"] == []
