@@ -156,8 +156,8 @@ class RetrievalSettings(BaseModel):
         "that is a key; retrieval.example_joins) are indexed as foreign keys first, and the data fills the columns "
         "they leave. Read when the database is indexed (nl2sql index after the examples change). Model-free on the "
         "key-dropped abbreviated copies (40 other questions as examples): they hold 86.4% of the gold join "
-        "conditions, the data's joins 76.3%, both 92.7%; live with examples on 53 unseen questions -1.9 [-9.4, +5.7] "
-        "(benchmarks/results/2026-12-07-example-joins/), so off until a larger sample decides.")
+        "conditions, the data's joins 76.3%, both 92.7%; live with examples on 112 unseen questions -2.7 [-7.1, +1.8] "
+        "(2 won, 5 lost; benchmarks/results/2026-12-07-example-joins/), so off.")
     join_paths: Literal["always", "partial", "never"] = Field(
         "always",
         description="Join-path hints ('A.x = B.y' between the question's best tables) in the generator's message: "
