@@ -30,6 +30,7 @@ from sqlglot import exp
 
 from database.connection import Database
 from database.schema_types import TableInfo
+from tools.number_ranges import owner_table
 from tools.opaque_columns import documented_tables
 
 __all__ = ["STATED", "JoinLink", "UnstatedJoins", "assumed_candidates", "join_links", "stated_links",
@@ -71,20 +72,12 @@ class UnstatedJoins:
         return [link.describe() for link in self.links]
 
 
-def _owner(col: exp.Column, aliases: Mapping[str, str], columns: Mapping[str, Collection[str]]) -> str | None:
-    """The table (SQL spelling) of ``col`` in one SELECT: its qualifier's table, else the only table that has it."""
-    if col.table:
-        return aliases.get(col.table.lower())
-    owners = {t for t in aliases.values() if col.name.lower() in columns.get(t.lower(), ())}
-    return owners.pop() if len(owners) == 1 else None
-
-
 def join_links(sql: str, dialect: str, columns: Mapping[str, Collection[str]]) -> list[JoinLink]:
     """The ``column = column`` equalities of ``sql`` that link two different tables of the same SELECT.
 
-    ``columns`` maps lower-cased table names to lower-cased column names (to place unqualified columns). Each
-    SELECT (subqueries and set operations included) is read with its own FROM and JOIN tables; a column whose
-    table cannot be told is left out, and so is SQL that does not parse. Distinct links in the SQL's order.
+    ``columns`` maps lower-cased table names to lower-cased column names. Each column is placed in a table of
+    its own SELECT (subqueries and set operations included) by :func:`tools.number_ranges.owner_table`; a column
+    whose table cannot be told is left out, and so is SQL that does not parse. Distinct links in the SQL's order.
     """
     try:
         tree = sqlglot.parse_one(sql, read=dialect or None)
@@ -92,9 +85,6 @@ def join_links(sql: str, dialect: str, columns: Mapping[str, Collection[str]]) -
         return []
     found: dict[frozenset[Side], JoinLink] = {}
     for select in tree.find_all(exp.Select):
-        sources = [select.args.get("from_") or select.args.get("from")] + list(select.args.get("joins") or [])
-        tables = [t for s in sources if s is not None for t in [s.this] if isinstance(t, exp.Table)]
-        aliases = {(t.alias_or_name or "").lower(): t.name for t in tables}
         conditions = [j.args.get("on") for j in select.args.get("joins") or []] + [select.args.get("where")]
         for eq in (e for c in conditions if c is not None for e in c.find_all(exp.EQ)):
             if eq.find_ancestor(exp.Select) is not select:
@@ -102,7 +92,7 @@ def join_links(sql: str, dialect: str, columns: Mapping[str, Collection[str]]) -
             a, b = eq.this, eq.expression
             if not (isinstance(a, exp.Column) and isinstance(b, exp.Column)):
                 continue
-            ta, tb = _owner(a, aliases, columns), _owner(b, aliases, columns)
+            ta, tb = owner_table(a, columns), owner_table(b, columns)
             if ta and tb and ta.lower() != tb.lower():
                 link = JoinLink((ta, a.name), (tb, b.name))
                 found.setdefault(link.key(), link)
