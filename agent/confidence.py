@@ -23,7 +23,9 @@ questions the signal was not designed on) from 52 right in 61 to 37 in 37
 states some (tools.join_links), is a feature (``unstated_joins``) and a reason, with weight 0 and no cap: capping
 such answers at likely would have removed 18 verified answers, 17 of them right, and a refit that weighs it
 (-1.33) gained +0.002 AUROC [-0.003, +0.008] on 6,011 recorded answers but took Spider dev 200's verified answers
-from 89.1% to 85.8% right (``benchmarks/results/2026-12-07-unstated-joins/``).
+from 89.1% to 85.8% right (``benchmarks/results/2026-12-07-unstated-joins/``). How unsure the model was of the
+SQL it wrote (``surprise``: minus the mean log-probability of its tokens) is recorded from 2026-12-07 and has
+weight 0 until enough answers carry it to fit (``benchmarks/results/2026-12-07-token-surprise/``).
 
 Only answers get a confidence: an ``error`` outcome, a clarification, a follow-up question or a refusal has
 none (:func:`assess` returns None), since there is no result to be right or wrong.
@@ -60,7 +62,8 @@ LONG_RESULT = 20
 FEATURES = ("agreement", "ran", "all_agreed", "majority", "no_majority", "single_ran", "failed", "rescued",
             "repaired", "verifier_needed", "verifier_repaired", "judge_called", "judge_score", "empty",
             "degenerate", "rows_log", "rewrites", "term_checks", "approved", "plan_fallback", "joins", "set_ops",
-            "subqueries", "guessed_columns", "unread_terms", "text_order", "repeated_output", "unstated_joins")
+            "subqueries", "guessed_columns", "unread_terms", "text_order", "repeated_output", "unstated_joins",
+            "surprise")
 """Names of :func:`confidence_features`, in a fixed order."""
 
 
@@ -168,6 +171,11 @@ def _degenerate(rows: list[Any] | None) -> bool:
     return rows is not None and len(rows) == 1 and all(v is None or v == 0 for v in rows[0])
 
 
+def _surprise(logprob: Any) -> float:
+    """Minus a mean token log-probability (nats per token, >= 0); 0 when it is unknown."""
+    return max(0.0, -float(logprob)) if isinstance(logprob, int | float) and math.isfinite(logprob) else 0.0
+
+
 def confidence_features(source: Mapping[str, Any] | BaseModel) -> dict[str, float]:
     """The :data:`FEATURES` of an :class:`agent.outcome.Outcome` (or its dict) or of an evaluation record.
 
@@ -176,8 +184,9 @@ def confidence_features(source: Mapping[str, Any] | BaseModel) -> dict[str, floa
     ``judge_called`` is a judge call among the LLM calls (``usage``). A record without a stored
     ``confidence`` (written before it existed) has 0 for the signals only an outcome holds (``judge_score``,
     ``degenerate``, ``term_checks``), and one written before 2026-12-05 has 0 ``guessed_columns`` and
-    ``unread_terms``, one written before 2026-12-08 0 ``unstated_joins`` (the links no stated key joins, counted
-    only when ``keys_stated``). Counts are
+    ``unread_terms``, one written before 3bcddf8 (2026-12-07) 0 ``unstated_joins`` (the links no stated key joins,
+    counted only when ``keys_stated``), and one whose candidates carry no ``logprob`` 0 ``surprise`` (minus the chosen candidate's mean token log-probability,
+    tools.candidate.sql_logprob; 0 as well when the endpoint sends no log-probabilities or a rewrite wrote the SQL). Counts are
     plain numbers, the rest 0/1 except ``agreement`` (0..1) and ``judge_score`` (the judge's best score, 0..1;
     0 without a judge call). The chosen candidate is the first that ran with the answer's SQL (its strategy and
     fired rewrite steps count); ``ran`` counts the candidates with status ok or empty, ``failed`` those with
@@ -225,6 +234,7 @@ def confidence_features(source: Mapping[str, Any] | BaseModel) -> dict[str, floa
         "text_order": float(len(data.get("text_order") or [])),
         "repeated_output": float(len(repeated_output(sql))),
         "unstated_joins": float(len(data.get("unstated_joins") or []) if data.get("keys_stated") else 0),
+        "surprise": _surprise(chosen.get("logprob")),
     }
     stored = (data.get("confidence") or {}).get("features") if record else None
     if stored:

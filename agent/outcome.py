@@ -47,7 +47,8 @@ class Outcome(BaseModel):
     candidates: list[dict[str, Any]] = Field(
         default_factory=list,
         description="Each SQL candidate: index, strategy, status, row_count, sql, error, rewrites (the rewrite "
-        "steps that changed its SQL, with the SQL before and after: rewrites.inputs.StepTrace dicts).")
+        "steps that changed its SQL, with the SQL before and after: rewrites.inputs.StepTrace dicts), logprob (the "
+        "mean token log-probability of its SQL as written; None when the endpoint sent none).")
     judge: dict[str, Any] | None = Field(None, description="The judge's record (scores, choice), if it ran.")
     agreement: float | None = Field(
         None, description="Share (0..1) of the candidates that ran whose result equals the answer's "
@@ -171,7 +172,8 @@ class Outcome(BaseModel):
             answer=answer.text, status=answer.status, sql=answer.sql, columns=answer.columns, rows=answer.rows,
             truncated=answer.truncated, chart=answer.chart, show_sql=answer.show_sql,
             kind=answer.kind, readings=answer.readings, missing=answer.missing, term_checks=answer.term_checks,
-            candidates=[{k: o.get(k) for k in ("index", "strategy", "status", "row_count", "sql", "error", "rewrites")}
+            candidates=[{k: o.get(k) for k in ("index", "strategy", "status", "row_count", "sql", "error", "rewrites",
+                                              "logprob")}
                         for o in last.get("outcomes", [])],
             judge=last.get("judge"), verifier=last.get("verifier"), agreement=agreement(last),
             definitions=_definitions(final, answer.sql or ""), column_links=_column_links(final),

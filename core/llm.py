@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 from core.errors import ModelEndpointError
 from core.llm_retry import call_with_retries, is_transient, question_deadline, question_expired
 from core.settings import ROLES, LLMSettings, Role, Settings
+from core.token_logprobs import TokenLogprobs, logprobs_of
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
@@ -53,6 +54,9 @@ class LLMCall:
     cached_tokens: int = 0
     """Prompt tokens the server served from its prompt cache (llama.cpp and OpenAI report them); the server read
     ``prompt_tokens - cached_tokens`` anew, which is what a call's prompt costs in seconds on a local model."""
+    token_logprobs: TokenLogprobs = field(default_factory=list, repr=False)
+    """The reply's tokens with their log-probabilities (core.token_logprobs; ``[]`` when the endpoint sent none);
+    kept in memory for the caller, not in :meth:`to_dict`."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly form."""
@@ -80,6 +84,11 @@ class UsageLog:
         with self._lock:
             self.calls.append(call)
 
+    def last(self, label: str) -> LLMCall | None:
+        """The last successful call recorded with ``label`` (None when there is none)."""
+        with self._lock:
+            return next((c for c in reversed(self.calls) if c.ok and c.label == label), None)
+
     def totals(self) -> dict[str, float]:
         """``{"llm_calls", "prompt_tokens", "cached_tokens", "completion_tokens", "llm_seconds"}`` over all calls."""
         with self._lock:
@@ -96,7 +105,9 @@ def make_chat_model(cfg: LLMSettings) -> BaseChatModel:
     """A ``ChatOpenAI`` for one role's OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp).
 
     Retries are handled by :func:`invoke_structured` / :func:`invoke_text` (transient errors with backoff
-    within the question's budget, :mod:`core.llm_retry`), so the client itself does not retry.
+    within the question's budget, :mod:`core.llm_retry`), so the client itself does not retry. With
+    ``cfg.logprobs`` the requests ask for token log-probabilities (``top_logprobs`` 1: llama.cpp's server sends
+    none with 0), kept on each :class:`LLMCall`.
     """
     from langchain_openai import ChatOpenAI
 
@@ -108,6 +119,7 @@ def make_chat_model(cfg: LLMSettings) -> BaseChatModel:
         max_completion_tokens=cfg.max_tokens,
         timeout=cfg.timeout_s,
         max_retries=0,
+        **({"logprobs": True, "top_logprobs": 1} if cfg.logprobs else {}),
     )
 
 
@@ -280,7 +292,8 @@ def invoke_structured(
             usage.add(LLMCall(role, elapsed, prompt_tokens, completion_tokens, ok=False, error=last_error,
                               label=label, cached_tokens=cached))
             continue
-        usage.add(LLMCall(role, elapsed, prompt_tokens, completion_tokens, label=label, cached_tokens=cached))
+        usage.add(LLMCall(role, elapsed, prompt_tokens, completion_tokens, label=label, cached_tokens=cached,
+                          token_logprobs=logprobs_of(raw)))
         return parsed if isinstance(parsed, schema) else schema.model_validate(parsed)
     raise _give_up(role, last_error)
 
@@ -313,7 +326,7 @@ def invoke_text(llms: LLMProvider, role: Role, messages: Sequence[BaseMessage], 
             continue
         prompt_tokens, completion_tokens, cached = usage_of(reply)
         usage.add(LLMCall(role, time.perf_counter() - started, prompt_tokens, completion_tokens, label=label,
-                          cached_tokens=cached))
+                          cached_tokens=cached, token_logprobs=logprobs_of(reply)))
         return reply.content if isinstance(reply.content, str) else str(reply.content)
     raise _give_up(role, last_error)
 

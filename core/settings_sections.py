@@ -51,6 +51,10 @@ class LLMSettings(BaseModel):
         0.5, ge=0.0, description="First backoff wait in seconds (doubles per retry, with jitter; a 429's "
         "Retry-After is honoured).")
     retry_max_wait_s: float = Field(8.0, ge=0.0, description="Longest single backoff wait in seconds.")
+    logprobs: bool = Field(
+        True, description="Ask the endpoint for each written token's log-probability (OpenAI's ``logprobs``; "
+        "llama.cpp, vLLM and OpenAI send them). The SQL candidates keep the mean over their SQL's tokens, a signal "
+        "of how sure the model was (agent.confidence). Turn off for an endpoint that rejects the parameter.")
 
     @property
     def is_local_default(self) -> bool:

@@ -53,7 +53,7 @@ too rare to fit (numbers ordered as text, a column shown twice)."""
 
 def opaque_signals(rec: dict[str, Any], roots: list[Path], dbs: dict[str, Any]) -> dict[str, Any]:
     """``rec`` with ``guessed_columns`` and ``unread_terms`` computed when it lacks them (written before 2026-12-05),
-    and ``unstated_joins`` / ``keys_stated`` (tools.join_links; written before 2026-12-08).
+    and ``unstated_joins`` / ``keys_stated`` (tools.join_links; written before 3bcddf8, 2026-12-07).
 
     The database is the first ``ROOT/database/<db_id>/*.sqlite`` of ``roots`` (Spider layout); without one the
     record is returned as it is. ``dbs`` caches the opened databases by ``db_id``.

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field, create_model
 from core.llm import LLMError, chat, invoke_structured, invoke_text
 from core.settings import CandidateSpec
 from core.settings_candidates import FREE_TEXT
+from core.token_logprobs import TokenLogprobs, span_mean
 from database.guard import guard_sql
 from knowledge.views import expand_views
 from prompts import generator as prompt
@@ -69,6 +70,35 @@ class Candidate(BaseModel):
     value_hints: bool = Field(True, description="The prompt carried the resolved values (when there were any).")
     rewrites: list[dict[str, Any]] = Field(default_factory=list, description="The rewrite steps that changed "
                                            "its SQL, in order (rewrites.inputs.StepTrace dicts).")
+    logprob: float | None = Field(None, description="Mean log-probability (natural log, <= 0) of the tokens of "
+                                  "the SQL as the model wrote it (sql_logprob); None when the endpoint sent none.")
+
+
+_SQL_START = re.compile(r"\b(select|with)\b", re.IGNORECASE)
+
+
+def sql_logprob(tokens: TokenLogprobs, structured: bool) -> float | None:
+    """Mean log-probability of the SQL's tokens in a generator reply (``tokens``: core.token_logprobs pairs).
+
+    A JSON reply (``structured``) is read from its last ``"sql"`` key to the end, so the reasoning before it does
+    not count; a free-text reply from its first SELECT or WITH to the first semicolon or closing fence. None
+    without tokens or without such a span. A low mean says the model hesitated over the query it wrote, the
+    token-probability uncertainty signal of text-to-SQL confidence estimation (e.g. "Confidence Estimation for
+    Error Detection in Text-to-SQL", Somov and Tutubalina, AAAI 2025: a normalized sequence probability).
+    """
+    text = "".join(t for t, _ in tokens)
+    if structured:
+        start, end = text.rfind('"sql"'), None
+        if start < 0:
+            return None
+    else:
+        found = _SQL_START.search(text)
+        if found is None:
+            return None
+        start = found.start()
+        stops = [i for i in (text.find(";", start), text.find("```", start)) if i >= 0]
+        end = min(stops) if stops else None
+    return span_mean(tokens, start, end)
 
 
 def clean_sql(text: str) -> str:
@@ -147,6 +177,8 @@ def write_candidate(ctx: ToolContext, system: str, user: str, spec: CandidateSpe
     except LLMError as exc:
         cand.error = str(exc)
         return cand
+    call = ctx.usage.last(label)
+    cand.logprob = sql_logprob(call.token_logprobs, spec.strategy not in FREE_TEXT) if call else None
     cand.sql = expand_views(written, approved_views(ctx.settings), ctx.db.dialect)
     fixed, traces = run_phase("written", cand.sql, rewrite_inputs(ctx, question))
     verdict = guard_sql(fixed, ctx.db.dialect)

@@ -37,7 +37,7 @@ def execute_candidates(ctx: ToolContext, candidates: list[dict[str, Any]], paral
 
     Returns ``(outcomes, results)``: one outcome per candidate (``index, strategy, sql, status`` in
     ok | empty | error | invalid, ``row_count``, ``error``, ``signature``, ``rewrites``: the rewrite steps that
-    changed it) and the query results of the
+    changed it, ``logprob``: the mean token log-probability of its SQL or None) and the query results of the
     candidates that ran, by candidate index. Each run is reported to the SQL audit (:mod:`tools.audit`).
     """
     distinct = sorted({str(c["sql"]) for c in candidates if c.get("sql") and not c.get("error")})
@@ -47,7 +47,7 @@ def execute_candidates(ctx: ToolContext, candidates: list[dict[str, Any]], paral
     for c in candidates:
         out = {"index": c.get("index", 1), "strategy": c.get("strategy", "given"), "sql": c.get("sql"),
                "reasoning": c.get("reasoning", ""), "row_count": 0, "error": c.get("error"), "signature": None,
-               "rewrites": c.get("rewrites", [])}
+               "rewrites": c.get("rewrites", []), "logprob": c.get("logprob")}
         if out["error"] or not out["sql"]:
             out["status"] = "invalid"
             out["error"] = out["error"] or "no SQL"

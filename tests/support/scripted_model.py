@@ -8,6 +8,7 @@ reply's JSON exactly as the OpenAI client does with ``method="json_schema"``.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -38,10 +39,14 @@ def _cached(words: list[str], earlier: list[list[BaseMessage]]) -> int:
     return best
 
 
-def _as_message(reply: Reply, messages: list[BaseMessage], earlier: list[list[BaseMessage]]) -> AIMessage:
+def _as_message(reply: Reply, messages: list[BaseMessage], earlier: list[list[BaseMessage]],
+                logprob: float | None = None) -> AIMessage:
     if isinstance(reply, Exception):
         raise reply
     text = reply if isinstance(reply, str) else json.dumps(reply)
+    tokens = re.findall(r"\S+\s*|\s+", text)
+    metadata = ({"logprobs": {"content": [{"token": t, "logprob": logprob} for t in tokens]}}
+                if logprob is not None else {})
     words = _words(messages)
     prompt_tokens = len(words)
     completion_tokens = max(1, len(text.split()))
@@ -53,6 +58,7 @@ def _as_message(reply: Reply, messages: list[BaseMessage], earlier: list[list[Ba
             "total_tokens": prompt_tokens + completion_tokens,
             "input_token_details": {"cache_read": _cached(words, earlier)},
         },
+        response_metadata=metadata,
     )
 
 
@@ -61,13 +67,15 @@ class ScriptedChatModel(FakeMessagesListChatModel):
 
     Either ``script`` (a function of the prompt messages returning a str, a dict (sent as JSON) or an
     exception to raise) or ``replies`` (consumed in order; the last one repeats). ``prompts`` records every
-    prompt received, for assertions.
+    prompt received, for assertions. With ``logprob`` every reply carries OpenAI-style token log-probabilities
+    (one per whitespace-separated piece, all equal to it) in ``response_metadata["logprobs"]``.
     """
 
     responses: list[BaseMessage] = []
     script: Script | None = None
     replies: list[Any] = []
     prompts: list[list[BaseMessage]] = []
+    logprob: float | None = None
 
     def _generate(
         self,
@@ -85,7 +93,7 @@ class ScriptedChatModel(FakeMessagesListChatModel):
             self.i += 1
         else:
             raise RuntimeError("ScriptedChatModel has neither a script nor replies")
-        return ChatResult(generations=[ChatGeneration(message=_as_message(reply, messages, earlier))])
+        return ChatResult(generations=[ChatGeneration(message=_as_message(reply, messages, earlier, self.logprob))])
 
     @property
     def _llm_type(self) -> str:
