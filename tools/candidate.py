@@ -84,7 +84,7 @@ def sql_logprob(tokens: TokenLogprobs, structured: bool) -> float | None:
     not count; a free-text reply from its first SELECT or WITH to the first semicolon or closing fence. None
     without tokens or without such a span. A low mean says the model hesitated over the query it wrote, the
     token-probability uncertainty signal of text-to-SQL confidence estimation (e.g. "Confidence Estimation for
-    Error Detection in Text-to-SQL", Somov and Tutubalina, AAAI 2025: a normalized sequence probability).
+    Error Detection in Text-to-SQL Systems", Somov and Tutubalina, AAAI 2025: a normalized sequence probability).
     """
     text = "".join(t for t, _ in tokens)
     if structured:
