@@ -2,6 +2,7 @@
 
     python scripts/fit_confidence.py RUN/no_examples.jsonl [MORE.jsonl ...] [--test HELD_OUT.jsonl ...]
     python scripts/fit_confidence.py --test HELD_OUT.jsonl          # the shipped model, no refit
+    python scripts/fit_confidence.py --stack surprise RUN.jsonl ... # keep the weights, add a signal
 
 Reads the JSONL records of ``nl2sql eval`` (``single_shot`` records are skipped: one candidate, no vote), keeps
 the answers that get a level (status ok or empty, kind answer, EX scored) and fits a logistic regression
@@ -9,20 +10,28 @@ the answers that get a level (status ok or empty, kind answer, EX scored) and fi
 needs no scaler) of strict EX on :func:`agent.confidence.confidence_features`.
 
 Thresholds: ``verified`` is the lowest score whose kept answers (score >= it, at least ``--min-kept``, 20, of
-them) are at least ``--target`` (0.9) right on the fit records (none: 1.0, nothing is verified); ``likely`` is 0.5 (an answer more likely right than wrong), or ``verified``
-when that is lower. Writes the model JSON (``--out``, default the shipped agent/confidence_model.json;
-``--dry-run`` writes nothing) and prints, on the fit records and on each ``--test`` set: AUROC (on the fit set
-also 5-fold cross-validated, folds by database when the records span
-five or more), a calibration table (score bins: count, mean score, share right), the
-risk-coverage curve (share kept vs accuracy of the kept answers) and per level the count and share right.
-Needs no model server.
+them) are at least ``--target`` (0.9) right on the fit records (none: 1.0, nothing is verified); ``likely`` is 0.5
+(an answer more likely right than wrong), or ``verified`` when that is lower.
+
+With ``--stack FEATURE ...`` the current model's weights are kept and only a scale of its log-odds and the named
+features' weights are fitted (:func:`stack_fit`): a signal that only recent runs record (``surprise``, from token
+log-probabilities) joins without refitting every weight on too few answers.
+
+Writes the model JSON (``--out``, default the shipped agent/confidence_model.json; ``--dry-run`` writes nothing)
+and prints, on the fit records and on each ``--test`` set: AUROC (on the fit set also 5-fold cross-validated,
+folds by database when the records span five or more; an abbreviated copy counts as its original), a calibration
+table (score bins: count, mean score, share right), the risk-coverage curve (share kept vs accuracy of the kept
+answers) and per level the count and share right. Needs no model server.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import re
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -120,13 +129,40 @@ def fit(x: np.ndarray, y: np.ndarray, c: float) -> tuple[list[float], float]:
     return [round(float(v), 6) for v in coef], round(intercept, 6)
 
 
+def stack_fit(base: ConfidenceModel, names: list[str], x: np.ndarray, y: np.ndarray,
+              c: float) -> tuple[list[float], float]:
+    """Raw-feature coefficients and intercept of ``base`` restacked: its log-odds rescaled, plus weights for ``names``.
+
+    A logistic regression of ``y`` on [``base``'s log-odds, the features ``names``] (Platt scaling with new
+    signals: three parameters for one new feature, so a few hundred answers suffice where refitting every
+    weight would not), folded back into one weight per feature of :data:`FEATURES`: ``a * base weight`` plus the
+    new weight, intercept ``a * base intercept + b``. Raises ValueError for a name not in :data:`FEATURES`.
+    """
+    weights = dict(zip(base.features, base.coefficients, strict=True))
+    old = np.array([weights.get(n, 0.0) for n in FEATURES])
+    cols = [FEATURES.index(n) for n in names]
+    coef_s, inter_s = fit(np.column_stack([x @ old + base.intercept, x[:, cols]]), y, c)
+    coef = coef_s[0] * old
+    for k, i in enumerate(cols):
+        coef[i] += coef_s[k + 1]
+    return [round(float(v), 6) for v in coef], round(coef_s[0] * base.intercept + inter_s, 6)
+
+
+def database_group(db_id: str) -> str:
+    """The database a record's ``db_id`` stands for: an abbreviated copy (``<name>_abbr_<hex>``, written by
+    scripts/abbreviate_db.py) counts as its original, so cross-validation never scores a database through its copy."""
+    return re.sub(r"_abbr_[0-9a-f]+$", "", db_id)
+
+
 def cv_auroc(x: np.ndarray, y: np.ndarray, c: float, folds: int = 5,
-             groups: np.ndarray | None = None) -> float | None:
+             groups: np.ndarray | None = None,
+             fitter: Callable[[np.ndarray, np.ndarray, float], tuple[list[float], float]] = fit) -> float | None:
     """AUROC of out-of-fold scores (stratified ``folds``-fold); None when a class has fewer than ``folds``.
 
     With ``groups`` (one label per row, e.g. the database), no group is split between folds
     (``StratifiedGroupKFold``): the score of a question comes from a model that never saw its database, the way
-    the shipped model meets an analyst's database.
+    the shipped model meets an analyst's database. ``fitter`` fits one fold (:func:`fit`, or :func:`stack_fit`
+    with its first two arguments bound).
     """
     from sklearn.metrics import roc_auc_score
     from sklearn.model_selection import StratifiedGroupKFold, StratifiedKFold
@@ -137,7 +173,7 @@ def cv_auroc(x: np.ndarray, y: np.ndarray, c: float, folds: int = 5,
     splitter = (StratifiedGroupKFold(folds, shuffle=True, random_state=0).split(x, y, groups) if groups is not None
                 else StratifiedKFold(folds, shuffle=True, random_state=0).split(x, y))
     for train, test in splitter:
-        coef, intercept = fit(x[train], y[train], c)
+        coef, intercept = fitter(x[train], y[train], c)
         scores[test] = 1 / (1 + np.exp(-(x[test] @ np.array(coef) + intercept)))
     return float(roc_auc_score(y, scores))
 
@@ -196,6 +232,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--databases", nargs="+", type=Path, default=[],
                         help="Spider-layout roots of the records' databases: records written before 2026-12-05 get "
                         "their guessed-column and unread-term signals computed from the database")
+    parser.add_argument("--stack", nargs="+", default=[], metavar="FEATURE",
+                        help="keep the current model's weights (the --out file) and fit only a scale of its log-odds "
+                        "plus weights for these features (stack_fit), e.g. surprise on runs that record it")
     parser.add_argument("--c", type=float, default=None,
                         help=f"inverse L2 strength (default: the best of {C_GRID} by cross-validated AUROC)")
     args = parser.parse_args(argv)
@@ -207,11 +246,20 @@ def main(argv: list[str] | None = None) -> int:
         if len(set(y.tolist())) < 2:
             print("the fit records need right and wrong answers", file=sys.stderr)
             return 1
-        groups = np.array([f"{r.get('db_id') or ''}" for r in records])
+        groups = np.array([database_group(str(r.get("db_id") or "")) for r in records])
         grouped = len(set(groups.tolist())) >= 5
-        cvs = {c: cv_auroc(x, y, c, groups=groups if grouped else None) for c in ([args.c] if args.c else C_GRID)}
+        fitter = fit
+        if args.stack:
+            unknown = sorted(set(args.stack) - set(FEATURES))
+            if unknown:
+                parser.error(f"unknown feature(s) {', '.join(unknown)}; known: {', '.join(FEATURES)}")
+            base = load_model(args.out)
+            fitter = functools.partial(stack_fit, base, args.stack)
+            report(f"current model {args.out} (before stacking)", base, records)
+        cvs = {c: cv_auroc(x, y, c, groups=groups if grouped else None, fitter=fitter)
+               for c in ([args.c] if args.c else C_GRID)}
         c = max(cvs, key=lambda k: cvs[k] or 0.0)
-        coef, intercept = fit(x, y, c)
+        coef, intercept = fitter(x, y, c)
         draft = ConfidenceModel(features=list(FEATURES), coefficients=coef, intercept=intercept, verified=1.0,
                                 likely=0.5, hold_back=HOLD_BACK)
         scores = np.array([draft.score(dict(zip(FEATURES, row, strict=True))) for row in x])
@@ -220,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
         fitted_on = {"files": [str(p) for p in args.records], "answers": len(y), "ex": round(float(y.mean()), 4),
                      "target": args.target, "min_kept": args.min_kept, "c": c, "cv_auroc": round(cvs[c] or 0.0, 4),
                      "cv_by_database": grouped, "date": datetime.now(UTC).date().isoformat(),
+                     **({"stacked": args.stack, "stacked_on": base.fitted_on} if args.stack else {}),
                      **({"databases": [str(p) for p in args.databases]} if args.databases else {})}
         model = draft.model_copy(update={"verified": verified, "likely": min(0.5, verified), "fitted_on": fitted_on})
         print(f"fitted on {len(y)} answers from {len(args.records)} file(s); EX {y.mean():.3f}")

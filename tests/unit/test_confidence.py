@@ -313,3 +313,35 @@ def test_a_column_shown_twice_holds_back_a_verified_answer() -> None:
     assert repeated_output(twice) == ["c.bal"]
     assert repeated_output("SELECT a, b FROM t") == [] and repeated_output("SELECT a FROM t UNION SELECT a FROM u") == []
     assert repeated_output("SELECT * FROM t") == [] and repeated_output("SELECT (") == []
+
+
+def test_fit_script_stacks_a_new_signal_on_the_current_weights(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("sklearn")
+    rng = random.Random(5)
+    lines = []
+    for i in range(240):
+        agree = rng.random() < 0.6
+        surprise = rng.choice([0.02, 0.3])  # confident or not, independent of the vote
+        ex = int(rng.random() < (0.95 if agree else 0.4) * (1.0 if surprise < 0.1 else 0.6))
+        rec = {**_record(agree, ex), "db_id": f"db{i % 8}" + ("_abbr_1f" if i % 3 == 0 else "")}
+        for c in rec["candidates"]:
+            c["logprob"] = -surprise
+        lines.append(rec)
+    fit_file, out = tmp_path / "fit.jsonl", tmp_path / "model.json"
+    fit_file.write_text("\n".join(json.dumps(r) for r in lines) + "\n", encoding="utf-8")
+    fit = _fit_script()
+    base = ConfidenceModel(features=["agreement"], coefficients=[2.0], intercept=-0.5, verified=0.9, likely=0.5,
+                           fitted_on={"files": ["older.jsonl"]})
+    out.write_text(base.model_dump_json(), encoding="utf-8")
+    assert fit.main([str(fit_file), "--out", str(out), "--stack", "surprise"]) == 0
+    printed = capsys.readouterr().out
+    assert "before stacking" in printed and "(folds by database)" in printed
+    model = ConfidenceModel.model_validate_json(out.read_text(encoding="utf-8"))
+    weights = dict(zip(model.features, model.coefficients, strict=True))
+    assert weights["surprise"] < 0  # the more surprised the model, the less likely right
+    assert weights["agreement"] > 0 and not any(v for n, v in weights.items() if n not in ("agreement", "surprise"))
+    assert model.fitted_on["stacked"] == ["surprise"] and model.fitted_on["stacked_on"] == {"files": ["older.jsonl"]}
+    assert fit.database_group("flight_2_abbr_3e9a") == "flight_2" == fit.database_group("flight_2")
+    with pytest.raises(SystemExit):
+        fit.main([str(fit_file), "--out", str(out), "--stack", "no_such_signal"])
