@@ -233,8 +233,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="Spider-layout roots of the records' databases: records written before 2026-12-05 get "
                         "their guessed-column and unread-term signals computed from the database")
     parser.add_argument("--stack", nargs="+", default=[], metavar="FEATURE",
-                        help="keep the current model's weights (the --out file) and fit only a scale of its log-odds "
+                        help="keep the current model's weights (--base) and fit only a scale of its log-odds "
                         "plus weights for these features (stack_fit), e.g. surprise on runs that record it")
+    parser.add_argument("--base", type=Path, default=None,
+                        help="with --stack: the model whose weights are kept (default: the --out file)")
     parser.add_argument("--c", type=float, default=None,
                         help=f"inverse L2 strength (default: the best of {C_GRID} by cross-validated AUROC)")
     args = parser.parse_args(argv)
@@ -253,9 +255,9 @@ def main(argv: list[str] | None = None) -> int:
             unknown = sorted(set(args.stack) - set(FEATURES))
             if unknown:
                 parser.error(f"unknown feature(s) {', '.join(unknown)}; known: {', '.join(FEATURES)}")
-            base = load_model(args.out)
+            base = load_model(args.base or args.out)
             fitter = functools.partial(stack_fit, base, args.stack)
-            report(f"current model {args.out} (before stacking)", base, records)
+            report(f"current model {args.base or args.out} (before stacking)", base, records)
         cvs = {c: cv_auroc(x, y, c, groups=groups if grouped else None, fitter=fitter)
                for c in ([args.c] if args.c else C_GRID)}
         c = max(cvs, key=lambda k: cvs[k] or 0.0)
